@@ -1,0 +1,284 @@
+//! The framework catalogue: regions, sources, sinks and guards, read from `rules/*.toml`
+//! (embedded in the binary). The analysis engine consults only this data.
+
+use serde::Deserialize;
+use std::sync::OnceLock;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Regions {
+    #[serde(default)]
+    pub annotation: Vec<AnnotationRegion>,
+    #[serde(default)]
+    pub callback: Vec<CallbackRegion>,
+    #[serde(default)]
+    pub pipeline: Vec<PipelineRegion>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnnotationRegion {
+    pub id: String,
+    pub annotations: Vec<String>,
+    pub label: String,
+    #[serde(default)]
+    pub class_level: bool,
+    #[serde(default)]
+    pub scheduler: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallbackRegion {
+    pub id: String,
+    pub receiver_types: Vec<String>,
+    pub methods: Vec<String>,
+    pub callback_arg: usize,
+    #[serde(default)]
+    pub callback_methods: Vec<String>,
+    #[serde(default)]
+    pub receiver_name_contains: Option<String>,
+    pub label: String,
+    #[serde(default)]
+    pub scheduler: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineRegion {
+    pub id: String,
+    pub types: Vec<String>,
+    pub operators: Vec<String>,
+    pub label: String,
+    #[serde(default)]
+    pub factories: Vec<ClassMethods>,
+    #[serde(default)]
+    pub deferred: Vec<OperatorArgs>,
+    #[serde(default)]
+    pub eager: Vec<OperatorArgs>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassMethods {
+    pub class: String,
+    pub methods: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperatorArgs {
+    #[serde(default)]
+    pub class: Option<String>,
+    pub method: String,
+    pub args: Vec<usize>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    Random,
+    Clock,
+    Attempt,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sources {
+    pub source: Vec<SourceRow>,
+    #[serde(default)]
+    pub factory: Vec<Factory>,
+    pub coarse: Coarse,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceRow {
+    pub kind: SourceKind,
+    pub classes: Vec<String>,
+    #[serde(default, rename = "static")]
+    pub static_methods: Vec<String>,
+    #[serde(default)]
+    pub instance: Vec<String>,
+    #[serde(default)]
+    pub constructor: bool,
+    #[serde(default)]
+    pub any_receiver: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Factory {
+    pub class: String,
+    pub method: String,
+    pub returns: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Coarse {
+    pub kinds: Vec<SourceKind>,
+    pub instance: Vec<String>,
+    #[serde(rename = "static")]
+    pub static_methods: Vec<ClassMethods>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sinks {
+    pub methods: SinkMethods,
+    pub headers: SinkHeaders,
+    #[serde(default)]
+    pub constructor: Vec<SinkConstructor>,
+    pub parameters: SinkParameters,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkMethods {
+    pub names: Vec<String>,
+    pub arg: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkHeaders {
+    pub setters: Vec<String>,
+    pub names: Vec<String>,
+    pub annotations: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkConstructor {
+    pub classes: Vec<String>,
+    pub arg: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkParameters {
+    pub contains: Vec<String>,
+    pub equals: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Guards {
+    pub absence_methods: Vec<String>,
+    pub presence_methods: Vec<String>,
+    pub first_attempt: Vec<String>,
+    pub store: Vec<Store>,
+    pub compute_once: Vec<ComputeOnce>,
+    pub persist: Persist,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Store {
+    pub writes: Vec<String>,
+    pub reads: Vec<String>,
+    pub key_arg: usize,
+    pub value_arg: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComputeOnce {
+    pub methods: Vec<String>,
+    pub arg: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Persist {
+    pub prefixes: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct Catalogue {
+    pub regions: Regions,
+    pub sources: Sources,
+    pub sinks: Sinks,
+    pub guards: Guards,
+}
+
+const REGIONS: &str = include_str!("../rules/regions.toml");
+const SOURCES: &str = include_str!("../rules/sources.toml");
+const SINKS: &str = include_str!("../rules/sinks.toml");
+const GUARDS: &str = include_str!("../rules/guards.toml");
+
+impl Catalogue {
+    /// The built-in catalogue. Its files are checked by a unit test, so parsing cannot fail in a
+    /// released binary; should it ever, the error names the file.
+    pub fn builtin() -> &'static Catalogue {
+        static CAT: OnceLock<Catalogue> = OnceLock::new();
+        CAT.get_or_init(|| Catalogue::parse().unwrap_or_else(|e| panic!("built-in catalogue: {e}")))
+    }
+
+    pub fn parse() -> Result<Catalogue, String> {
+        Ok(Catalogue {
+            regions: toml::from_str(REGIONS).map_err(|e| format!("rules/regions.toml: {e}"))?,
+            sources: toml::from_str(SOURCES).map_err(|e| format!("rules/sources.toml: {e}"))?,
+            sinks: toml::from_str(SINKS).map_err(|e| format!("rules/sinks.toml: {e}"))?,
+            guards: toml::from_str(GUARDS).map_err(|e| format!("rules/guards.toml: {e}"))?,
+        })
+    }
+
+    /// Is `param` (a parameter or record component name) a deduplication key by its name?
+    pub fn is_key_param(&self, param: &str) -> bool {
+        let n = normalize(param);
+        self.sinks.parameters.contains.iter().any(|c| n.contains(c.as_str()))
+            || self.sinks.parameters.equals.iter().any(|e| n == *e)
+    }
+
+    pub fn is_idempotency_header(&self, name: &str) -> bool {
+        let n = normalize(name);
+        self.sinks.headers.names.iter().any(|h| normalize(h) == n)
+    }
+}
+
+/// Lowercase, without `-` and `_`: how header and parameter names are compared.
+pub fn normalize(s: &str) -> String {
+    s.chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .flat_map(|c| c.to_lowercase())
+        .collect()
+}
+
+/// `pattern` may start and/or end with `*`.
+pub fn glob(pattern: &str, s: &str) -> bool {
+    match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
+        (Some(rest), _) if rest.ends_with('*') => s.contains(&rest[..rest.len() - 1]),
+        (Some(rest), _) => s.ends_with(rest),
+        (None, Some(prefix)) => s.starts_with(prefix),
+        (None, None) => s == pattern,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_catalogue_parses() {
+        let c = Catalogue::parse().expect("catalogue parses");
+        assert!(!c.regions.annotation.is_empty());
+        assert!(c.is_key_param("idempotencyKey"));
+        assert!(c.is_key_param("dedup_id"));
+        assert!(c.is_key_param("clientToken"));
+        assert!(!c.is_key_param("operationId"));
+        assert!(c.is_idempotency_header("idempotency-key"));
+        assert!(c.is_idempotency_header("PAYPAL_REQUEST_ID"));
+        assert!(!c.is_idempotency_header("X-Request-Id"));
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob("next*", "nextInt"));
+        assert!(glob("*Snowflake*", "MySnowflakeGen"));
+        assert!(glob("*IdWorker", "SnowIdWorker"));
+        assert!(!glob("next*", "ints"));
+        assert!(glob("ints", "ints"));
+    }
+}

@@ -1,0 +1,81 @@
+//! Which files a run looks at: `.java` files under the given paths, honouring `.gitignore`.
+
+use std::path::{Path, PathBuf};
+
+/// Languages of the JVM that retrylint does not analyse, counted so the summary can say so.
+pub const OTHER_JVM: &[&str] = &["kt", "kts", "groovy", "scala"];
+
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub java: Vec<PathBuf>,
+    /// (extension, path) of JVM sources that are not analysed.
+    pub other: Vec<(String, PathBuf)>,
+    /// Problems met while walking (an unreadable directory, a symlink loop).
+    pub problems: Vec<(PathBuf, String)>,
+}
+
+#[derive(Debug)]
+pub struct MissingPath(pub PathBuf);
+
+/// Walk `paths` (files or directories). A path that does not exist is an error of the run.
+pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
+    for p in paths {
+        if std::fs::symlink_metadata(p).is_err() {
+            return Err(MissingPath(p.clone()));
+        }
+    }
+    let mut out = Discovered::default();
+    for root in paths {
+        let walker = ignore::WalkBuilder::new(root)
+            .standard_filters(true)
+            .hidden(true)
+            .follow_links(false)
+            .require_git(false)
+            .build();
+        for entry in walker {
+            match entry {
+                Ok(e) => {
+                    let path = e.path();
+                    let is_file = e.file_type().is_some_and(|t| t.is_file() || t.is_symlink());
+                    let explicit = e.depth() == 0;
+                    if !is_file && !(explicit && path.is_file()) {
+                        continue;
+                    }
+                    classify(path, &mut out);
+                }
+                Err(err) => {
+                    let path = match &err {
+                        ignore::Error::WithPath { path, .. } => path.clone(),
+                        _ => root.clone(),
+                    };
+                    out.problems.push((path, err.to_string()));
+                }
+            }
+        }
+    }
+    out.java.sort();
+    out.java.dedup();
+    out.other.sort();
+    out.other.dedup();
+    Ok(out)
+}
+
+fn classify(path: &Path, out: &mut Discovered) {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if ext == "java" {
+        out.java.push(path.to_path_buf());
+    } else if OTHER_JVM.contains(&ext) {
+        out.other.push((ext.to_string(), path.to_path_buf()));
+    }
+}
+
+/// The path as reports show it: relative, with `/` separators, without a leading `./`.
+pub fn display_path(p: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    let rel = match &cwd {
+        Some(c) if p.is_absolute() => p.strip_prefix(c).unwrap_or(p),
+        _ => p,
+    };
+    let s = rel.to_string_lossy().replace('\\', "/");
+    s.strip_prefix("./").map(str::to_string).unwrap_or(s)
+}

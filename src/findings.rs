@@ -1,0 +1,233 @@
+//! From flows and regions to findings: a per-attempt source and a key sink executed within the
+//! same region execution, reported once per (rule, primary location).
+
+use crate::catalogue::Catalogue;
+use crate::flow::{self, Loc, MethodFlow};
+use crate::index::{MethodId, Project};
+use crate::regions::{self, Part, Region};
+use crate::rules::{self, Rule};
+use crate::syntax::ir::Span;
+use rayon::prelude::*;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Related {
+    pub path: String,
+    #[serde(skip)]
+    pub span: Span,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub message: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub rule: &'static Rule,
+    pub path: String,
+    pub span: Span,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    /// The method the primary location is in.
+    pub method: String,
+    /// The per-attempt value as written (`UUID.randomUUID()`).
+    pub source: String,
+    pub message: String,
+    /// For a value returned by a helper: where the helper evaluates it.
+    pub via: Option<Related>,
+    pub sinks: Vec<Related>,
+    pub regions: Vec<Related>,
+    /// Stable across unrelated edits: rule, file, method and the normalized source line.
+    pub fingerprint: String,
+}
+
+fn related(project: &Project, loc: &Loc, message: String) -> Related {
+    Related {
+        path: project.files[loc.file as usize].path.clone(),
+        span: loc.span,
+        line: loc.span.line(),
+        column: loc.span.start_col + 1,
+        end_line: loc.span.end_row + 1,
+        end_column: loc.span.end_col + 1,
+        message,
+    }
+}
+
+/// Does region `r` (with its reach) cover a source evaluated in scope `s` and a sink executed
+/// in scope `t` of method `m`?
+fn covers(project: &Project, r: &Region, reach: &BTreeSet<MethodId>, m: MethodId, s: u32, t: u32) -> bool {
+    reach.contains(&m)
+        || r.parts.iter().any(|p| match p {
+            Part::Whole(x) => *x == m,
+            Part::Scopes(x, roots) => {
+                *x == m && {
+                    let mm = project.method(m);
+                    regions::scope_within(mm, s, roots) && regions::scope_within(mm, t, roots)
+                }
+            }
+        })
+}
+
+pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
+    let sums = flow::summarize(project, cat);
+    let ids: Vec<MethodId> = project.all_methods().collect();
+    let flows: HashMap<MethodId, MethodFlow> = ids
+        .par_iter()
+        .map(|id| (*id, flow::analyze(project, cat, &sums, *id, true)))
+        .collect();
+    let mut all_regions = regions::annotation_regions(project, cat);
+    for id in &ids {
+        all_regions.extend(flows[id].regions.iter().cloned());
+    }
+    all_regions.sort_by(|a, b| a.loc.cmp(&b.loc).then(a.label.cmp(&b.label)));
+    let reaches: Vec<BTreeSet<MethodId>> = all_regions.iter().map(|r| regions::reach(project, &flows, r)).collect();
+
+    // (rule, file, source span) → finding under construction
+    let mut grouped: BTreeMap<(&'static str, u32, Span), Finding> = BTreeMap::new();
+    let mut region_sets: BTreeMap<(&'static str, u32, Span), BTreeSet<usize>> = BTreeMap::new();
+    for id in &ids {
+        let f = &flows[id];
+        for ev in &f.events {
+            let src = &f.sources[ev.source as usize];
+            let covering: Vec<usize> = all_regions
+                .iter()
+                .enumerate()
+                .filter(|(i, r)| covers(project, r, &reaches[*i], *id, src.scope, ev.scope))
+                .map(|(i, _)| i)
+                .collect();
+            if covering.is_empty() {
+                continue;
+            }
+            let rule = rules::for_source(src.kind);
+            let key = (rule.id, id.0, src.span);
+            let entry = grouped.entry(key).or_insert_with(|| Finding {
+                rule,
+                path: project.files[id.0 as usize].path.clone(),
+                span: src.span,
+                line: src.span.line(),
+                column: src.span.start_col + 1,
+                end_line: src.span.end_row + 1,
+                end_column: src.span.end_col + 1,
+                method: project.method(*id).name.clone(),
+                source: src.label.clone(),
+                message: String::new(),
+                via: src
+                    .via
+                    .as_ref()
+                    .map(|d| related(project, &d.loc, format!("{} is evaluated here", d.label))),
+                sinks: Vec::new(),
+                regions: Vec::new(),
+                fingerprint: String::new(),
+            });
+            let sink = related(project, &ev.sink.loc, format!("becomes the idempotency key: {}", ev.sink.label));
+            if !entry.sinks.iter().any(|s| s.path == sink.path && s.span == sink.span) {
+                entry.sinks.push(sink);
+            }
+            region_sets.entry(key).or_default().extend(covering);
+        }
+    }
+    let mut out = Vec::new();
+    for (key, mut f) in grouped {
+        f.sinks.sort_by(|a, b| (&a.path, a.span).cmp(&(&b.path, b.span)));
+        let regs: Vec<&Region> = region_sets[&key].iter().map(|i| &all_regions[*i]).collect();
+        for r in &regs {
+            let what = if r.scheduler {
+                "runs again on every period, on every replica"
+            } else {
+                "re-executed on every attempt"
+            };
+            f.regions.push(related(project, &r.loc, format!("{}: {what}", r.describe())));
+        }
+        f.message = message(&f, &regs, project);
+        out.push(f);
+    }
+    out
+}
+
+fn message(f: &Finding, regs: &[&Region], project: &Project) -> String {
+    let noun = if regs.iter().all(|r| r.scheduler) { "run" } else { "attempt" };
+    let where_: Vec<String> = regs
+        .iter()
+        .map(|r| {
+            let file = &project.files[r.loc.file as usize].path;
+            if *file == f.path {
+                format!("{} (line {})", r.describe(), r.loc.span.line())
+            } else {
+                format!("{} ({}:{})", r.describe(), file, r.loc.span.line())
+            }
+        })
+        .collect();
+    let sink = f
+        .sinks
+        .first()
+        .map(|s| {
+            if s.path == f.path {
+                format!("line {}", s.line)
+            } else {
+                format!("{}:{}", s.path, s.line)
+            }
+        })
+        .unwrap_or_default();
+    let becomes = if f.rule.source == crate::catalogue::SourceKind::Attempt {
+        "becomes part of the idempotency key"
+    } else {
+        "becomes the idempotency key"
+    };
+    let consequence = if noun == "run" {
+        "each run sends a new key"
+    } else {
+        f.rule.consequence
+    };
+    format!(
+        "{} {} on every {noun} of {} and {becomes} at {sink}: {consequence}",
+        f.source,
+        f.rule.verb,
+        where_.join(" and "),
+    )
+}
+
+/// Columns as UTF-16 code units (SARIF's default), fingerprints, and the final order.
+pub fn finish(findings: &mut [Finding], texts: &BTreeMap<String, String>) {
+    let col = |path: &str, span: Span, end: bool| -> u32 {
+        let (off, col) = if end {
+            (span.end as usize, span.end_col as usize)
+        } else {
+            (span.start as usize, span.start_col as usize)
+        };
+        match texts.get(path) {
+            Some(t) if off <= t.len() && off >= col && t.is_char_boundary(off - col) && t.is_char_boundary(off) => {
+                t[off - col..off].encode_utf16().count() as u32 + 1
+            }
+            _ => col as u32 + 1,
+        }
+    };
+    for f in findings.iter_mut() {
+        f.column = col(&f.path, f.span, false);
+        f.end_column = col(&f.path, f.span, true);
+        for r in f.sinks.iter_mut().chain(f.regions.iter_mut()).chain(f.via.iter_mut()) {
+            r.column = col(&r.path, r.span, false);
+            r.end_column = col(&r.path, r.span, true);
+        }
+    }
+    findings.sort_by(|a, b| (&a.path, a.line, a.column, a.rule.id).cmp(&(&b.path, b.line, b.column, b.rule.id)));
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for f in findings.iter_mut() {
+        let line_text: String = texts
+            .get(&f.path)
+            .and_then(|t| t.lines().nth(f.line as usize - 1))
+            .unwrap_or("")
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let base = format!("{}\u{0}{}\u{0}{}\u{0}{}", f.rule.id, f.path, f.method, line_text);
+        let n = seen.entry(base.clone()).or_default();
+        *n += 1;
+        let digest = Sha256::digest(format!("{base}\u{0}{n}").as_bytes());
+        f.fingerprint = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
+    }
+}

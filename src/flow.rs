@@ -1,0 +1,1423 @@
+//! Data flow inside one method, and the method summaries that carry it across methods.
+//!
+//! A method is interpreted once over its statements with an environment from places (locals,
+//! `this` fields, entity properties, stored attributes) to the origins of their values. A
+//! per-attempt source creates a `Fresh` origin at the place it is evaluated; parameters and
+//! `this` fields start as symbolic origins so that a summary can say "parameter 2 reaches a key
+//! sink" or "the return value is per-attempt". Summaries are iterated to a fixpoint over the
+//! whole project; the final pass records every source-to-sink event with the lambda scopes
+//! of both ends, which the region check then reads.
+
+use crate::catalogue::{Catalogue, SourceKind, glob};
+use crate::index::{ClassRef, MethodId, Project, TypeRef};
+use crate::regions::{Region, Upstream, callback_parts, collect_defs};
+use crate::syntax::ir::*;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loc {
+    pub file: u32,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SinkRef {
+    pub loc: Loc,
+    pub label: String,
+}
+
+/// A per-attempt value as a summary remembers it: what it is and where it is evaluated.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SourceDesc {
+    pub kind: SourceKind,
+    pub label: String,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub ret_sources: BTreeMap<SourceKind, SourceDesc>,
+    pub ret_params: BTreeSet<u16>,
+    pub ret_fields: BTreeSet<String>,
+    pub param_sinks: BTreeMap<u16, SinkRef>,
+    pub field_sinks: BTreeMap<String, SinkRef>,
+    pub field_sources: BTreeMap<String, SourceDesc>,
+}
+
+/// A per-attempt value evaluated in this method.
+#[derive(Clone, Debug)]
+pub struct SourceSite {
+    pub kind: SourceKind,
+    /// The primary location: the source call itself, or the call that returns the value.
+    pub span: Span,
+    pub scope: ScopeId,
+    pub label: String,
+    /// For a value returned by a callee: the source inside it.
+    pub via: Option<SourceDesc>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub source: u32,
+    pub sink: SinkRef,
+    pub scope: ScopeId,
+}
+
+#[derive(Default)]
+pub struct MethodFlow {
+    pub summary: Summary,
+    pub sources: Vec<SourceSite>,
+    pub events: Vec<Event>,
+    /// Call graph edges: the scope of the call and the project method it may run.
+    pub calls: Vec<(ScopeId, MethodId)>,
+    /// Regions made by calls in this method (callbacks, pipelines); final pass only.
+    pub regions: Vec<Region>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Origin {
+    Fresh(u32),
+    Param(u16),
+    Field(String),
+}
+
+type Taint = BTreeSet<Origin>;
+type Env = HashMap<String, Taint>;
+
+pub type Summaries = Vec<Vec<Summary>>;
+
+const MAX_ROUNDS: usize = 12;
+const MAX_LOOP_PASSES: usize = 3;
+
+/// Summaries of every project method, iterated to a fixpoint.
+pub fn summarize(project: &Project, cat: &Catalogue) -> Summaries {
+    let mut sums: Summaries = project
+        .files
+        .iter()
+        .map(|f| vec![Summary::default(); f.facts.methods.len()])
+        .collect();
+    for _ in 0..MAX_ROUNDS {
+        let next: Summaries = (0..project.files.len())
+            .into_par_iter()
+            .map(|fi| {
+                (0..project.files[fi].facts.methods.len())
+                    .map(|mi| analyze(project, cat, &sums, (fi as u32, mi as u32), false).summary)
+                    .collect()
+            })
+            .collect();
+        if next == sums {
+            break;
+        }
+        sums = next;
+    }
+    sums
+}
+
+/// Analyse one method with the given callee summaries.
+pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodId, collect: bool) -> MethodFlow {
+    let method = project.method(id);
+    let mut defs = HashMap::new();
+    if let Some(b) = &method.body {
+        collect_defs(b, &mut defs);
+    }
+    let mut cx = Cx {
+        project,
+        cat,
+        sums,
+        id,
+        class: project.class_of(id),
+        method,
+        env: Env::new(),
+        types: HashMap::new(),
+        read_place: HashMap::new(),
+        first_attempt_vars: BTreeSet::new(),
+        stores: Vec::new(),
+        pending: Vec::new(),
+        suppress: 0,
+        lambda_rets: Vec::new(),
+        ret: Taint::new(),
+        out: MethodFlow::default(),
+        steps: 0,
+        defs,
+        collect,
+    };
+    for (i, p) in method.params.iter().enumerate() {
+        cx.env.insert(p.name.clone(), [Origin::Param(i as u16)].into());
+        cx.types.insert(p.name.clone(), p.ty.clone());
+    }
+    if let Some(body) = &method.body {
+        cx.block(body);
+        cx.finish_fields();
+    }
+    cx.static_param_sinks();
+    let ret = std::mem::take(&mut cx.ret);
+    for o in &ret {
+        match o {
+            Origin::Fresh(i) => {
+                let s = &cx.out.sources[*i as usize];
+                let desc = s.via.clone().unwrap_or_else(|| SourceDesc {
+                    kind: s.kind,
+                    label: s.label.clone(),
+                    loc: Loc {
+                        file: id.0,
+                        span: s.span,
+                    },
+                });
+                cx.out.summary.ret_sources.entry(s.kind).or_insert(desc);
+            }
+            Origin::Param(p) => {
+                cx.out.summary.ret_params.insert(*p);
+            }
+            Origin::Field(f) => {
+                cx.out.summary.ret_fields.insert(f.clone());
+            }
+        }
+    }
+    cx.out.calls.sort();
+    cx.out.calls.dedup();
+    cx.out
+}
+
+/// A guard on an `if`: which branch runs when the key is absent (or on the first attempt).
+struct Guard {
+    places: Vec<String>,
+    first_attempt: bool,
+    absent_in_then: bool,
+}
+
+struct Cx<'p> {
+    project: &'p Project,
+    cat: &'p Catalogue,
+    sums: &'p Summaries,
+    id: MethodId,
+    class: ClassRef,
+    method: &'p Method,
+    env: Env,
+    types: HashMap<String, String>,
+    /// Local → the durable place its value was read from (`this.key`, `ctx@key`, `order#key`).
+    read_place: HashMap<String, String>,
+    first_attempt_vars: BTreeSet<String>,
+    /// Values written to durable places, in order: (place, value).
+    stores: Vec<(String, Taint)>,
+    /// Generate-once values stored on a local entity, stable once the entity is persisted:
+    /// (entity local, place, origins).
+    pending: Vec<(String, String, Taint)>,
+    /// >0 while evaluating a lambda that runs only when a key is absent.
+    suppress: u32,
+    lambda_rets: Vec<Taint>,
+    ret: Taint,
+    out: MethodFlow,
+    /// Work counter: bounds the cost of one method whatever its shape.
+    steps: u32,
+    defs: HashMap<String, (&'p str, &'p Expr)>,
+    /// Record regions (the final pass).
+    collect: bool,
+}
+
+const MAX_STEPS: u32 = 200_000;
+
+fn union(a: &mut Taint, b: &Taint) {
+    for o in b {
+        if !a.contains(o) {
+            a.insert(o.clone());
+        }
+    }
+}
+
+fn join(a: &Env, b: &Env) -> Env {
+    let mut out = a.clone();
+    for (k, v) in b {
+        union(out.entry(k.clone()).or_default(), v);
+    }
+    out
+}
+
+/// `getKey` → `key`, `isActive` → `active`.
+fn property_of(method: &str, prefix: &str) -> Option<String> {
+    let rest = method.strip_prefix(prefix)?;
+    let mut cs = rest.chars();
+    let first = cs.next()?;
+    if !first.is_uppercase() {
+        return None;
+    }
+    Some(first.to_lowercase().chain(cs).collect())
+}
+
+impl<'p> Cx<'p> {
+    fn file(&self) -> u32 {
+        self.id.0
+    }
+
+    fn is_local(&self, n: &str) -> bool {
+        self.types.contains_key(n)
+    }
+
+    fn is_field(&self, n: &str) -> bool {
+        !self.is_local(n) && self.project.field(self.class, n).is_some()
+    }
+
+    fn is_static_field(&self, n: &str) -> bool {
+        self.project
+            .field(self.class, n)
+            .is_some_and(|(_, f)| f.modifiers.is_static)
+    }
+
+    /// A name that is neither a local, a parameter nor a field: a type (or package) name.
+    fn is_type_name(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Name(n, _) => !self.is_local(n) && !self.is_field(n) && !self.env.contains_key(n),
+            Expr::Field(r, _, _) => self.is_type_name(r),
+            _ => false,
+        }
+    }
+
+    fn resolve(&self, written: &str) -> TypeRef {
+        self.project
+            .resolve_type(self.file(), Some(self.class.1 as usize), written)
+    }
+
+    fn type_of(&self, e: &Expr) -> Option<TypeRef> {
+        match e.peel() {
+            Expr::Name(n, _) => {
+                if let Some(t) = self.types.get(n) {
+                    if t.is_empty() || t == "var" {
+                        return None;
+                    }
+                    return Some(self.resolve(t));
+                }
+                let (owner, f) = self.project.field(self.class, n)?;
+                Some(self.project.resolve_type(owner.0, Some(owner.1 as usize), &f.ty))
+            }
+            Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => {
+                let (owner, f) = self.project.field(self.class, n)?;
+                Some(self.project.resolve_type(owner.0, Some(owner.1 as usize), &f.ty))
+            }
+            Expr::New(n) => Some(self.resolve(&n.ty)),
+            Expr::Cast(t, _, _) => Some(self.resolve(t)),
+            Expr::Call(c) => {
+                let recv = c.recv.as_ref()?;
+                if self.is_type_name(recv) {
+                    let owner = self.resolve(&recv.dotted()?);
+                    for f in &self.cat.sources.factory {
+                        if glob(&f.method, &c.name) && self.project.type_is(&owner, &f.class) {
+                            return Some(TypeRef::External(f.returns.clone()));
+                        }
+                    }
+                    if let TypeRef::Project(k) = owner {
+                        let m = *self.project.methods_in_hierarchy(k, &c.name, c.args.len()).first()?;
+                        return Some(self.ret_type(m));
+                    }
+                    return None;
+                }
+                let t = self.type_of(recv)?;
+                if let TypeRef::Project(k) = t {
+                    let m = *self.project.methods_in_hierarchy(k, &c.name, c.args.len()).first()?;
+                    return Some(self.ret_type(m));
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn ret_type(&self, m: MethodId) -> TypeRef {
+        let mm = self.project.method(m);
+        self.project.resolve_type(m.0, Some(mm.class), &mm.ret)
+    }
+
+    // ---- places -------------------------------------------------------------------------
+
+    /// The environment key of an expression that names a place, if it does.
+    fn place_of(&self, e: &Expr) -> Option<String> {
+        match e.peel() {
+            Expr::Name(n, _) if self.is_local(n) || self.env.contains_key(n) && !self.is_field(n) => Some(n.clone()),
+            Expr::Name(n, _) if self.is_field(n) && !self.is_static_field(n) => Some(format!("this.{n}")),
+            Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => Some(format!("this.{n}")),
+            Expr::Call(c) => self.place_of_call(c),
+            _ => None,
+        }
+    }
+
+    fn place_of_call(&self, c: &Call) -> Option<String> {
+        {
+            {
+                let recv = c.recv.as_ref()?;
+                let owner = self.place_of(recv)?;
+                if let Some(p) = property_of(&c.name, "get").or_else(|| property_of(&c.name, "is")) {
+                    if c.args.is_empty() {
+                        return Some(format!("{owner}#{p}"));
+                    }
+                }
+                for s in &self.cat.guards.store {
+                    if s.reads.contains(&c.name) {
+                        let key = c.args.get(s.key_arg).and_then(|k| self.project.constant(self.class, k))?;
+                        return Some(format!("{owner}@{key}"));
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Does a value stored at `place` outlive the attempt?
+    fn is_durable(&self, place: &str) -> bool {
+        if place.starts_with("this.") || place.contains('@') {
+            return true;
+        }
+        if let Some((owner, _)) = place.split_once('#') {
+            if owner.starts_with("this.") {
+                return true;
+            }
+            // A parameter entity is held by the caller across attempts.
+            return self.method.params.iter().any(|p| p.name == owner);
+        }
+        false
+    }
+
+    // ---- statements ---------------------------------------------------------------------
+
+    fn block(&mut self, b: &Block) {
+        for s in b {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return;
+        }
+        match s {
+            Stmt::Local { ty, name, init, .. } => {
+                self.types.insert(name.clone(), ty.clone());
+                let t = init.as_ref().map(|e| self.eval(e)).unwrap_or_default();
+                self.note_read(name, init.as_ref());
+                self.env.insert(name.clone(), t);
+            }
+            Stmt::Expr(e) => {
+                self.eval(e);
+            }
+            Stmt::If { cond, then, els } => self.stmt_if(cond, then, els.as_ref()),
+            Stmt::Loop {
+                head,
+                cond,
+                update,
+                body,
+                each,
+            } => {
+                self.block(head);
+                if let Some((ty, name, coll)) = each {
+                    let t = self.eval(coll);
+                    self.types.insert(name.clone(), ty.clone());
+                    self.env.insert(name.clone(), t);
+                }
+                for _ in 0..MAX_LOOP_PASSES {
+                    let before = self.env.clone();
+                    if let Some(c) = cond {
+                        self.eval(c);
+                    }
+                    self.block(body);
+                    for u in update {
+                        self.eval(u);
+                    }
+                    self.env = join(&before, &self.env);
+                    if self.env == before {
+                        break;
+                    }
+                }
+            }
+            Stmt::Try {
+                resources,
+                body,
+                catches,
+                finally,
+            } => {
+                self.block(resources);
+                let before = self.env.clone();
+                self.block(body);
+                let mut acc = self.env.clone();
+                let at_catch = join(&before, &acc);
+                for (_, c) in catches {
+                    self.env = at_catch.clone();
+                    self.block(c);
+                    acc = join(&acc, &self.env);
+                }
+                self.env = acc;
+                if let Some(f) = finally {
+                    self.block(f);
+                }
+            }
+            Stmt::Return(e, _) => {
+                if let Some(e) = e {
+                    let t = self.eval(e);
+                    match self.lambda_rets.last_mut() {
+                        Some(r) => union(r, &t),
+                        None => {
+                            union(&mut self.ret, &t);
+                            self.note_exit_fields();
+                        }
+                    }
+                } else if self.lambda_rets.is_empty() {
+                    self.note_exit_fields();
+                }
+            }
+            Stmt::Throw(e) => {
+                self.eval(e);
+            }
+            Stmt::Block(b) => self.block(b),
+            Stmt::Switch { scrutinee, arms } => {
+                self.eval(scrutinee);
+                self.arms(arms);
+            }
+            Stmt::Jump => {}
+        }
+    }
+
+    fn arms(&mut self, arms: &[Block]) {
+        let before = self.env.clone();
+        let mut acc = before.clone();
+        for a in arms {
+            self.env = before.clone();
+            self.block(a);
+            acc = join(&acc, &self.env);
+        }
+        self.env = acc;
+    }
+
+    /// Remember where a local's value was read from, for generate-once guards.
+    fn note_read(&mut self, name: &str, init: Option<&Expr>) {
+        self.read_place.remove(name);
+        self.first_attempt_vars.remove(name);
+        let Some(e) = init else { return };
+        if let Some(p) = self.place_of(e)
+            && self.is_durable(&p)
+        {
+            self.read_place.insert(name.to_string(), p);
+        }
+        if let Expr::Call(c) = e.peel()
+            && self.cat.guards.first_attempt.contains(&c.name)
+        {
+            self.first_attempt_vars.insert(name.to_string());
+        }
+    }
+
+    fn guard_of(&self, cond: &Expr) -> Option<Guard> {
+        match cond.peel() {
+            Expr::Binary(b) if b.op == "||" || b.op == "&&" => {
+                let l = self.guard_of(&b.left);
+                let r = self.guard_of(&b.right);
+                match (l, r) {
+                    (Some(mut l), Some(r)) if l.absent_in_then == r.absent_in_then => {
+                        l.places.extend(r.places);
+                        l.first_attempt |= r.first_attempt;
+                        Some(l)
+                    }
+                    (Some(g), None) | (None, Some(g)) if b.op == "&&" && g.absent_in_then => Some(g),
+                    (Some(g), None) | (None, Some(g)) if b.op == "||" && !g.absent_in_then => Some(g),
+                    _ => None,
+                }
+            }
+            Expr::Binary(b) if matches!(b.op.as_str(), "==" | "!=" | ">" | ">=" | "<=") => {
+                let (x, other) = match (&b.left, &b.right) {
+                    (x, o) if matches!(o.peel(), Expr::Null(_) | Expr::Lit(..)) => (x, o),
+                    (o, x) if matches!(o.peel(), Expr::Null(_) | Expr::Lit(..)) => (x, o),
+                    _ => return None,
+                };
+                if matches!(other.peel(), Expr::Null(_)) {
+                    return Some(Guard {
+                        places: self.place_of(x).into_iter().collect(),
+                        first_attempt: false,
+                        absent_in_then: b.op == "==",
+                    });
+                }
+                let is_counter = match x.peel() {
+                    Expr::Call(c) => self.cat.guards.first_attempt.contains(&c.name),
+                    Expr::Name(n, _) => self.first_attempt_vars.contains(n),
+                    _ => false,
+                };
+                let zero = matches!(other.peel(), Expr::Lit(t, _) if t == "0");
+                let one = matches!(other.peel(), Expr::Lit(t, _) if t == "1");
+                if !is_counter {
+                    return None;
+                }
+                let first_in_then = match b.op.as_str() {
+                    "==" if zero => true,
+                    "!=" | ">" if zero => false,
+                    ">=" if one => false,
+                    "<=" if zero => true,
+                    _ => return None,
+                };
+                Some(Guard {
+                    places: Vec::new(),
+                    first_attempt: true,
+                    absent_in_then: first_in_then,
+                })
+            }
+            Expr::Not(inner, _) => self.guard_of(inner).map(|mut g| {
+                g.absent_in_then = !g.absent_in_then;
+                g
+            }),
+            Expr::Call(c) => {
+                let absent = self.cat.guards.absence_methods.contains(&c.name);
+                let present = self.cat.guards.presence_methods.contains(&c.name);
+                if !absent && !present {
+                    return None;
+                }
+                // `x.isEmpty()` or `StringUtils.isEmpty(x)`
+                let target = match (&c.recv, c.args.first()) {
+                    (Some(r), Some(a)) if self.is_type_name(r) => a,
+                    (Some(r), _) => r,
+                    (None, Some(a)) => a,
+                    _ => return None,
+                };
+                Some(Guard {
+                    places: self.place_of(target).into_iter().collect(),
+                    first_attempt: false,
+                    absent_in_then: absent,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    fn stmt_if(&mut self, cond: &Expr, then: &Block, els: Option<&Block>) {
+        self.eval(cond);
+        let guard = self.guard_of(cond);
+        let before = self.env.clone();
+        let mark = self.stores.len();
+        self.block(then);
+        let env_then = std::mem::replace(&mut self.env, before.clone());
+        let then_stores: Vec<(String, Taint)> = self.stores[mark..].to_vec();
+        let mark2 = self.stores.len();
+        if let Some(e) = els {
+            self.block(e);
+        }
+        let env_else = std::mem::take(&mut self.env);
+        let else_stores: Vec<(String, Taint)> = self.stores[mark2..].to_vec();
+        let (mut absent, other, stores) = match &guard {
+            Some(g) if !g.absent_in_then => (env_else, env_then, else_stores),
+            _ => (env_then, env_else, then_stores),
+        };
+        if let Some(g) = &guard {
+            self.generate_once(g, &before, &mut absent, &stores);
+        }
+        self.env = join(&absent, &other);
+    }
+
+    /// Values generated on the absent branch and stored where the guard reads are stable.
+    fn generate_once(&mut self, g: &Guard, before: &Env, absent: &mut Env, stores: &[(String, Taint)]) {
+        let changed: Vec<String> = absent
+            .iter()
+            .filter(|(k, v)| before.get(*k) != Some(*v))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in changed {
+            let v = absent[&k].clone();
+            let read = self.read_place.get(&k).cloned();
+            let relevant = g.first_attempt
+                || g.places.contains(&k)
+                || read.as_ref().is_some_and(|r| g.places.contains(r));
+            if !relevant {
+                continue;
+            }
+            let fresh: Taint = v.iter().filter(|o| matches!(o, Origin::Fresh(_))).cloned().collect();
+            let stored = stores.iter().any(|(place, t)| {
+                let same_place = place == &k
+                    || read.as_deref() == Some(place.as_str())
+                    || (g.first_attempt && place.contains('@'));
+                same_place && fresh.is_subset(t)
+            });
+            if !stored {
+                continue;
+            }
+            if self.is_durable(&k) || read.as_ref().is_some_and(|r| self.is_durable(r)) {
+                absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
+            } else if let Some((owner, _)) = k.split_once('#') {
+                // An entity of this attempt: stable only once persisted.
+                self.pending.push((owner.to_string(), k.clone(), fresh));
+            }
+        }
+    }
+
+    /// At a normal exit, `this` fields holding per-attempt values are part of the summary.
+    fn note_exit_fields(&mut self) {
+        let mut found = Vec::new();
+        for (k, v) in &self.env {
+            if let Some(f) = k.strip_prefix("this.")
+                && !f.contains('#')
+                && !f.contains('@')
+            {
+                for o in v {
+                    if let Origin::Fresh(i) = o {
+                        found.push((f.to_string(), *i));
+                    }
+                }
+            }
+        }
+        found.sort();
+        for (f, i) in found {
+            let s = &self.out.sources[i as usize];
+            let desc = s.via.clone().unwrap_or_else(|| SourceDesc {
+                kind: s.kind,
+                label: s.label.clone(),
+                loc: Loc {
+                    file: self.id.0,
+                    span: s.span,
+                },
+            });
+            self.out.summary.field_sources.entry(f).or_insert(desc);
+        }
+    }
+
+    fn finish_fields(&mut self) {
+        self.note_exit_fields();
+    }
+
+    /// Key-named parameters and header-annotated parameters of client interfaces are sinks
+    /// whatever the body does.
+    fn static_param_sinks(&mut self) {
+        let m = self.method;
+        for (i, p) in m.params.iter().enumerate() {
+            let i = i as u16;
+            if self.out.summary.param_sinks.contains_key(&i) {
+                continue;
+            }
+            let loc = Loc {
+                file: self.id.0,
+                span: m.name_span,
+            };
+            if self.cat.is_key_param(&p.name) {
+                self.out.summary.param_sinks.insert(
+                    i,
+                    SinkRef {
+                        loc: loc.clone(),
+                        label: format!("parameter `{}` of `{}`", p.name, m.name),
+                    },
+                );
+                continue;
+            }
+            if m.modifiers.is_abstract {
+                for a in &p.annotations {
+                    let t = self.resolve(&a.name);
+                    if !self.cat.sinks.headers.annotations.iter().any(|h| self.project.type_is(&t, h)) {
+                        continue;
+                    }
+                    let header = a
+                        .args
+                        .iter()
+                        .find(|(k, _)| k.is_none() || matches!(k.as_deref(), Some("value" | "name")))
+                        .and_then(|(_, v)| self.project.constant(self.class, v));
+                    if header.is_some_and(|h| self.cat.is_idempotency_header(&h)) {
+                        self.out.summary.param_sinks.insert(
+                            i,
+                            SinkRef {
+                                loc: loc.clone(),
+                                label: format!("header parameter `{}` of `{}`", p.name, m.name),
+                            },
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- expressions --------------------------------------------------------------------
+
+    fn fresh(&mut self, kind: SourceKind, span: Span, scope: ScopeId, label: String, via: Option<SourceDesc>) -> Taint {
+        if self.suppress > 0 {
+            return Taint::new();
+        }
+        let i = self.out.sources.len() as u32;
+        self.out.sources.push(SourceSite {
+            kind,
+            span,
+            scope,
+            label,
+            via,
+        });
+        [Origin::Fresh(i)].into()
+    }
+
+    fn sink(&mut self, t: &Taint, sink: SinkRef, scope: ScopeId) {
+        for o in t {
+            match o {
+                Origin::Fresh(i) => self.out.events.push(Event {
+                    source: *i,
+                    sink: sink.clone(),
+                    scope,
+                }),
+                Origin::Param(p) => {
+                    self.out.summary.param_sinks.entry(*p).or_insert_with(|| sink.clone());
+                }
+                Origin::Field(f) => {
+                    self.out.summary.field_sinks.entry(f.clone()).or_insert_with(|| sink.clone());
+                }
+            }
+        }
+    }
+
+    fn read_name(&self, n: &str) -> Taint {
+        if let Some(t) = self.env.get(n) {
+            return t.clone();
+        }
+        if self.is_field(n) && !self.is_static_field(n) {
+            return self.read_field(n);
+        }
+        Taint::new()
+    }
+
+    fn read_field(&self, n: &str) -> Taint {
+        match self.env.get(&format!("this.{n}")) {
+            Some(t) => t.clone(),
+            None => [Origin::Field(n.to_string())].into(),
+        }
+    }
+
+    fn assign_place(&mut self, place: String, t: Taint, replace: bool) {
+        if place.starts_with("this.") || place.contains('#') || place.contains('@') {
+            self.stores.push((place.clone(), t.clone()));
+        }
+        if replace {
+            self.env.insert(place, t);
+        } else {
+            union(self.env.entry(place).or_default(), &t);
+        }
+    }
+
+    fn eval(&mut self, e: &Expr) -> Taint {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Taint::new();
+        }
+        match e {
+            Expr::Call(c) => self.eval_call(c),
+            Expr::New(n) => self.eval_new(n),
+            Expr::Name(n, _) => self.read_name(n),
+            Expr::Field(r, n, _) => match &**r {
+                Expr::This(_) => self.read_field(n),
+                _ if self.is_type_name(r) => Taint::new(),
+                _ => {
+                    if let Some(p) = self.place_of(r).map(|p| format!("{p}#{n}"))
+                        && let Some(t) = self.env.get(&p)
+                    {
+                        return t.clone();
+                    }
+                    self.eval(r)
+                }
+            },
+            Expr::This(_) | Expr::Str(..) | Expr::Lit(..) | Expr::Null(_) | Expr::Opaque(_) => Taint::new(),
+            Expr::Lambda(l) => self.eval_lambda(l),
+            Expr::MethodRef(m) => {
+                self.method_ref_edge(m, 0);
+                Taint::new()
+            }
+            Expr::Assign(a) => {
+                let v = self.eval(&a.value);
+                let replace = a.op == "=";
+                match a.target.peel() {
+                    Expr::Name(n, _) if self.is_local(n) || self.env.contains_key(n) && !self.is_field(n) => {
+                        if replace {
+                            self.note_read(n, Some(&a.value));
+                        }
+                        self.assign_place(n.clone(), v.clone(), replace);
+                    }
+                    Expr::Name(n, _) if self.is_field(n) => {
+                        if !self.is_static_field(n) {
+                            self.assign_place(format!("this.{n}"), v.clone(), replace);
+                        }
+                    }
+                    Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => {
+                        self.assign_place(format!("this.{n}"), v.clone(), replace);
+                    }
+                    Expr::Field(r, n, _) => {
+                        if let Some(p) = self.place_of(r) {
+                            self.assign_place(format!("{p}#{n}"), v.clone(), replace);
+                        }
+                    }
+                    other => {
+                        // Array element: the array holds the value.
+                        if let Expr::Op(parts, _) = other
+                            && let Some(p) = parts.first().and_then(|x| self.place_of(x))
+                        {
+                            self.assign_place(p, v.clone(), false);
+                        }
+                    }
+                }
+                v
+            }
+            Expr::Ternary(c, a, b, _) => {
+                self.eval(c);
+                let mut t = self.eval(a);
+                union(&mut t, &self.eval(b));
+                t
+            }
+            Expr::Binary(b) => {
+                let l = self.eval(&b.left);
+                let r = self.eval(&b.right);
+                if matches!(b.op.as_str(), "+" | "-" | "*" | "/" | "%" | "^" | "|" | "&" | "<<" | ">>" | ">>>") {
+                    let mut t = l;
+                    union(&mut t, &r);
+                    t
+                } else {
+                    // Comparisons and logic yield a boolean: a condition is not a data flow.
+                    Taint::new()
+                }
+            }
+            Expr::Not(x, _) => {
+                self.eval(x);
+                Taint::new()
+            }
+            Expr::Cast(_, x, _) => self.eval(x),
+            Expr::Op(xs, _) => {
+                let mut t = Taint::new();
+                for x in xs {
+                    union(&mut t, &self.eval(x));
+                }
+                t
+            }
+            Expr::Switch(s, arms, _) => {
+                self.eval(s);
+                self.lambda_rets.push(Taint::new());
+                self.arms(arms);
+                self.lambda_rets.pop().unwrap_or_default()
+            }
+        }
+    }
+
+    fn eval_lambda(&mut self, l: &Lambda) -> Taint {
+        let scope = &self.method.scopes[l.scope as usize];
+        for (n, ty) in &scope.params {
+            self.types.insert(n.clone(), ty.clone().unwrap_or_default());
+            self.env.insert(n.clone(), Taint::new());
+        }
+        match &l.body {
+            LambdaBody::Expr(e) => self.eval(e),
+            LambdaBody::Block(b) => {
+                self.lambda_rets.push(Taint::new());
+                self.block(b);
+                self.lambda_rets.pop().unwrap_or_default()
+            }
+        }
+    }
+
+    fn eval_anon(&mut self, a: &AnonMethod) -> Taint {
+        let scope = &self.method.scopes[a.scope as usize];
+        for (n, ty) in &scope.params {
+            self.types.insert(n.clone(), ty.clone().unwrap_or_default());
+            self.env.insert(n.clone(), Taint::new());
+        }
+        self.lambda_rets.push(Taint::new());
+        self.block(&a.body);
+        self.lambda_rets.pop().unwrap_or_default()
+    }
+
+    fn method_ref_edge(&mut self, m: &MethodRef, scope: ScopeId) {
+        for target in self.method_ref_targets(m) {
+            self.out.calls.push((scope, target));
+        }
+    }
+
+    pub fn method_ref_targets(&self, m: &MethodRef) -> Vec<MethodId> {
+        method_ref_targets(self.project, self.class, m, |e| self.type_of(e), |e| self.is_type_name(e))
+    }
+
+    /// The label of a source call as written: `UUID.randomUUID()`, `rnd.nextLong()`.
+    fn call_label(&self, c: &Call) -> String {
+        match c.recv.as_ref().and_then(|r| r.dotted()) {
+            Some(r) => format!("{r}.{}()", c.name),
+            None => match &c.recv {
+                Some(Expr::Call(inner)) => format!("{}.{}()", self.call_label(inner), c.name),
+                Some(Expr::New(n)) => format!("new {}().{}()", n.ty, c.name),
+                _ => format!("{}()", c.name),
+            },
+        }
+    }
+
+    fn source_of_call(&self, c: &Call) -> Option<SourceKind> {
+        let rows = &self.cat.sources.source;
+        match &c.recv {
+            Some(r) if self.is_type_name(r) => {
+                let t = self.resolve(&r.dotted()?);
+                rows.iter()
+                    .find(|row| {
+                        row.static_methods.iter().any(|m| glob(m, &c.name))
+                            && row.classes.iter().any(|k| self.project.type_is(&t, k))
+                    })
+                    .map(|r| r.kind)
+            }
+            Some(r) => {
+                let t = self.type_of(r);
+                rows.iter()
+                    .find(|row| {
+                        row.instance.iter().any(|m| glob(m, &c.name))
+                            && match &t {
+                                Some(t) => row.classes.iter().any(|k| self.project.type_is(t, k)),
+                                None => row.any_receiver,
+                            }
+                    })
+                    .map(|r| r.kind)
+            }
+            None => {
+                // A static import, unless a method of the enclosing classes shadows it.
+                if !self.project.resolve_call(self.class, c, None).is_empty() {
+                    return None;
+                }
+                let owners = self.project.static_import_class(self.file(), &c.name);
+                rows.iter()
+                    .find(|row| {
+                        row.static_methods.iter().any(|m| glob(m, &c.name))
+                            && owners.iter().any(|o| row.classes.iter().any(|k| k == o))
+                    })
+                    .map(|r| r.kind)
+            }
+        }
+    }
+
+    fn coarse_call(&self, c: &Call) -> bool {
+        let co = &self.cat.sources.coarse;
+        if c.recv.as_ref().is_some_and(|r| !self.is_type_name(r)) && co.instance.contains(&c.name) {
+            return true;
+        }
+        if let Some(r) = &c.recv
+            && self.is_type_name(r)
+            && let Some(d) = r.dotted()
+        {
+            let t = self.resolve(&d);
+            return co
+                .static_methods
+                .iter()
+                .any(|s| s.methods.contains(&c.name) && self.project.type_is(&t, &s.class));
+        }
+        false
+    }
+
+    fn strip_kinds(&self, t: Taint) -> Taint {
+        let kinds = &self.cat.sources.coarse.kinds;
+        t.into_iter()
+            .filter(|o| match o {
+                Origin::Fresh(i) => !kinds.contains(&self.out.sources[*i as usize].kind),
+                _ => true,
+            })
+            .collect()
+    }
+
+    fn sink_label(&self, c: &Call) -> String {
+        format!("{}(…)", c.name)
+    }
+
+    fn eval_call(&mut self, c: &Call) -> Taint {
+        let recv_is_type = c.recv.as_ref().is_some_and(|r| self.is_type_name(r));
+        let recv_t = match &c.recv {
+            Some(r) if !recv_is_type => self.eval(r),
+            _ => Taint::new(),
+        };
+        // Generate-once maps: the lambda runs only when the key is absent.
+        let once_arg = self
+            .cat
+            .guards
+            .compute_once
+            .iter()
+            .find(|g| g.methods.contains(&c.name))
+            .map(|g| g.arg)
+            .filter(|_| {
+                c.recv
+                    .as_ref()
+                    .and_then(|r| self.place_of(r))
+                    .is_some_and(|p| p.starts_with("this."))
+            });
+        let mut args = Vec::with_capacity(c.args.len());
+        for (i, a) in c.args.iter().enumerate() {
+            if once_arg == Some(i) {
+                self.suppress += 1;
+                self.eval(a);
+                self.suppress -= 1;
+                args.push(Taint::new());
+            } else {
+                args.push(self.eval(a));
+            }
+        }
+        for a in &c.args {
+            if let Expr::MethodRef(m) = a.peel() {
+                self.method_ref_edge(m, c.scope);
+            }
+        }
+
+        if self.collect {
+            self.regions_at(c);
+        }
+        if let Some(kind) = self.source_of_call(c) {
+            let label = self.call_label(c);
+            return self.fresh(kind, c.span, c.scope, label, None);
+        }
+
+        let here = Loc {
+            file: self.file(),
+            span: c.span,
+        };
+        // Key sinks by method name, on any receiver.
+        if self.cat.sinks.methods.names.contains(&c.name)
+            && let Some(t) = args.get(self.cat.sinks.methods.arg)
+        {
+            let t = t.clone();
+            let label = self.sink_label(c);
+            self.sink(&t, SinkRef { loc: here.clone(), label }, c.scope);
+        }
+        // Idempotency headers.
+        if self.cat.sinks.headers.setters.contains(&c.name)
+            && c.args.len() >= 2
+            && let Some(h) = self.project.constant(self.class, &c.args[0])
+            && self.cat.is_idempotency_header(&h)
+        {
+            let t = args[1].clone();
+            self.sink(
+                &t,
+                SinkRef {
+                    loc: here.clone(),
+                    label: format!("the `{h}` header"),
+                },
+                c.scope,
+            );
+        }
+        // Durable stores (`ctx.setAttribute("key", v)`).
+        for s in &self.cat.guards.store {
+            if s.writes.contains(&c.name)
+                && let Some(owner) = c.recv.as_ref().and_then(|r| self.place_of(r))
+                && let Some(key) = c.args.get(s.key_arg).and_then(|k| self.project.constant(self.class, k))
+                && let Some(v) = args.get(s.value_arg)
+            {
+                self.assign_place(format!("{owner}@{key}"), v.clone(), true);
+            }
+        }
+        // Persisting an entity makes its generate-once values durable.
+        if self.cat.guards.persist.prefixes.iter().any(|p| c.name.starts_with(p.as_str())) {
+            for a in &c.args {
+                if let Some(p) = self.place_of(a) {
+                    let done: Vec<(String, Taint)> = self
+                        .pending
+                        .iter()
+                        .filter(|(owner, _, _)| *owner == p)
+                        .map(|(_, place, t)| (place.clone(), t.clone()))
+                        .collect();
+                    for (place, t) in done {
+                        if let Some(v) = self.env.get_mut(&place) {
+                            v.retain(|o| !t.contains(o));
+                        }
+                    }
+                }
+            }
+        }
+
+        // Project methods.
+        let recv_type = match &c.recv {
+            None => None,
+            Some(Expr::This(_)) => None,
+            Some(r) if recv_is_type => Some(r.dotted().map(|d| self.resolve(&d))),
+            Some(r) => Some(self.type_of(r)),
+        };
+        let on_this = matches!(c.recv, None | Some(Expr::This(_)));
+        let targets = self.project.resolve_call(self.class, c, recv_type);
+        if !targets.is_empty() {
+            let mut result = Taint::new();
+            for m in &targets {
+                self.out.calls.push((c.scope, *m));
+                let s = &self.sums[m.0 as usize][m.1 as usize];
+                let callee_file = m.0;
+                let mut hits = Vec::new();
+                for (p, sink) in &s.param_sinks {
+                    let idx = *p as usize;
+                    let callee = self.project.method(*m);
+                    let is_vararg = idx + 1 == callee.params.len() && callee.params[idx].ty.ends_with("[]");
+                    let mut t = Taint::new();
+                    if is_vararg {
+                        for a in args.iter().skip(idx) {
+                            union(&mut t, a);
+                        }
+                    } else if let Some(a) = args.get(idx) {
+                        t = a.clone();
+                    }
+                    hits.push((t, sink.clone()));
+                }
+                if on_this {
+                    for (f, sink) in &s.field_sinks {
+                        hits.push((self.read_field(f), sink.clone()));
+                    }
+                }
+                for (t, sink) in hits {
+                    self.sink(&t, sink, c.scope);
+                }
+                for p in &s.ret_params {
+                    if let Some(a) = args.get(*p as usize) {
+                        union(&mut result, a);
+                    }
+                }
+                for f in &s.ret_fields {
+                    if on_this {
+                        union(&mut result, &self.read_field(f));
+                    } else {
+                        union(&mut result, &recv_t);
+                    }
+                }
+                let ret_sources: Vec<SourceDesc> = s.ret_sources.values().cloned().collect();
+                for d in ret_sources {
+                    let label = format!("{}() (which returns {})", c.name, d.label);
+                    let t = self.fresh(d.kind, c.span, c.scope, label, Some(d));
+                    union(&mut result, &t);
+                }
+                if on_this {
+                    let fs: Vec<(String, SourceDesc)> =
+                        s.field_sources.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                    for (f, d) in fs {
+                        let label = format!("{}() (which stores {} in `{f}`)", c.name, d.label);
+                        let t = self.fresh(d.kind, c.span, c.scope, label, Some(d));
+                        self.env.insert(format!("this.{f}"), t);
+                    }
+                }
+                let _ = callee_file;
+            }
+            return result;
+        }
+
+        // Getter of a property set earlier in this method.
+        if c.args.is_empty()
+            && let Some(p) = self.place_of_call(c)
+            && let Some(t) = self.env.get(&p)
+        {
+            return t.clone();
+        }
+        // Setter: the object now holds the value.
+        if let (Some(r), Some(prop)) = (&c.recv, property_of(&c.name, "set"))
+            && let Some(owner) = self.place_of(r)
+            && args.len() == 1
+        {
+            let place = format!("{owner}#{prop}");
+            self.assign_place(place, args[0].clone(), true);
+        }
+        if self.coarse_call(c) {
+            let mut t = recv_t;
+            for a in args {
+                union(&mut t, &a);
+            }
+            return self.strip_kinds(t);
+        }
+        // An unknown call with a per-attempt argument or receiver returns a per-attempt value;
+        // builders and appenders keep what they were given.
+        let mut t = recv_t;
+        for a in &args {
+            union(&mut t, a);
+        }
+        if let Some(r) = &c.recv
+            && (c.name.starts_with("append") || c.name.starts_with("add") || c.name.starts_with("put") || c.name == "insert")
+            && let Some(p) = self.place_of(r)
+            && !p.contains('#')
+            && !p.contains('@')
+        {
+            self.assign_place(p, t.clone(), false);
+        }
+        t
+    }
+
+    /// A callback or pipeline region made by this call.
+    fn regions_at(&mut self, c: &Call) {
+        let cat = self.cat;
+        for row in &cat.regions.callback {
+            if !row.methods.contains(&c.name) {
+                continue;
+            }
+            let ok = if row.receiver_types.iter().any(|t| t == "*") {
+                true
+            } else {
+                match &c.recv {
+                    None => false,
+                    Some(r) => {
+                        let t = if self.is_type_name(r) {
+                            r.dotted().map(|d| self.resolve(&d))
+                        } else {
+                            self.type_of(r)
+                        };
+                        match t {
+                            Some(t) if !matches!(t, TypeRef::Unknown(_)) => {
+                                row.receiver_types.iter().any(|x| self.project.type_is(&t, x))
+                            }
+                            _ => row.receiver_types.iter().any(|x| {
+                                t.as_ref().is_some_and(|t| self.project.type_is(t, x))
+                            }) || row
+                                .receiver_name_contains
+                                .as_ref()
+                                .is_some_and(|needle| receiver_name(r).to_lowercase().contains(needle.as_str())),
+                        }
+                    }
+                }
+            };
+            let Some(arg) = c.args.get(row.callback_arg) else { continue };
+            if !ok {
+                continue;
+            }
+            let parts = callback_parts(
+                self.project,
+                self.id,
+                arg,
+                &row.callback_methods,
+                &self.defs,
+                &|e| self.type_of(e),
+                &|e| self.is_type_name(e),
+            );
+            if !parts.is_empty() {
+                self.out.regions.push(Region {
+                    label: row.label.clone(),
+                    owner: self.method.name.clone(),
+                    loc: Loc {
+                        file: self.file(),
+                        span: c.name_span,
+                    },
+                    scheduler: row.scheduler,
+                    parts,
+                });
+            }
+        }
+        for row in &cat.regions.pipeline {
+            let Some(r) = &c.recv else { continue };
+            if !row.operators.contains(&c.name) {
+                continue;
+            }
+            let up = Upstream {
+                project: self.project,
+                cat,
+                row,
+            };
+            let is = up
+                .is_pipeline(self.id, &self.defs, r, 0)
+                .unwrap_or_else(|| up.file_uses_types(self.file()));
+            if !is {
+                continue;
+            }
+            let mut parts = Vec::new();
+            up.upstream(self.id, &self.defs, r, 0, &mut parts);
+            parts.sort();
+            parts.dedup();
+            if !parts.is_empty() {
+                self.out.regions.push(Region {
+                    label: row.label.clone(),
+                    owner: self.method.name.clone(),
+                    loc: Loc {
+                        file: self.file(),
+                        span: c.name_span,
+                    },
+                    scheduler: false,
+                    parts,
+                });
+            }
+        }
+    }
+
+    fn eval_new(&mut self, n: &New) -> Taint {
+        let mut args = Vec::with_capacity(n.args.len());
+        for a in &n.args {
+            args.push(self.eval(a));
+        }
+        let mut t = Taint::new();
+        for a in &args {
+            union(&mut t, a);
+        }
+        for a in &n.anon {
+            let r = self.eval_anon(a);
+            union(&mut t, &r);
+        }
+        let ty = self.resolve(&n.ty);
+        let here = Loc {
+            file: self.file(),
+            span: n.span,
+        };
+        for row in &self.cat.sources.source {
+            if row.constructor && n.args.is_empty() && row.classes.iter().any(|k| self.project.type_is(&ty, k)) {
+                let label = format!("new {}()", n.ty);
+                return self.fresh(row.kind, n.span, n.scope, label, None);
+            }
+        }
+        for row in &self.cat.sinks.constructor {
+            if row.classes.iter().any(|k| self.project.type_is(&ty, k))
+                && let Some(a) = args.get(row.arg)
+            {
+                let a = a.clone();
+                self.sink(
+                    &a,
+                    SinkRef {
+                        loc: here.clone(),
+                        label: format!("argument {} of `new {}(…)`", row.arg + 1, n.ty),
+                    },
+                    n.scope,
+                );
+            }
+        }
+        if let TypeRef::Project(k) = ty {
+            let mut targets = self.project.constructors(k, n.args.len());
+            if let Some(init) = self.project.class(k).initializer {
+                targets.push((k.0, init as u32));
+            }
+            for m in targets {
+                self.out.calls.push((n.scope, m));
+                let s = &self.sums[m.0 as usize][m.1 as usize];
+                let mut hits = Vec::new();
+                for (p, sink) in &s.param_sinks {
+                    if let Some(a) = args.get(*p as usize) {
+                        hits.push((a.clone(), sink.clone()));
+                    }
+                }
+                let fs: Vec<SourceDesc> = s.field_sources.values().cloned().collect();
+                for (a, sink) in hits {
+                    self.sink(&a, sink, n.scope);
+                }
+                for d in fs {
+                    let label = format!("new {}() (whose fields hold {})", n.ty, d.label);
+                    let f = self.fresh(d.kind, n.span, n.scope, label, Some(d));
+                    union(&mut t, &f);
+                }
+            }
+        }
+        t
+    }
+}
+
+/// A short name for a receiver: `retryTemplate`, `this.retry`, `template()`.
+fn receiver_name(e: &Expr) -> String {
+    match e.peel() {
+        Expr::Name(n, _) => n.clone(),
+        Expr::Field(_, n, _) => n.clone(),
+        Expr::Call(c) => c.name.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The project methods a method reference names.
+pub fn method_ref_targets(
+    project: &Project,
+    class: ClassRef,
+    m: &MethodRef,
+    type_of: impl Fn(&Expr) -> Option<TypeRef>,
+    is_type_name: impl Fn(&Expr) -> bool,
+) -> Vec<MethodId> {
+    let owner = match &m.recv {
+        Expr::This(_) => Some(class),
+        r if is_type_name(r) => match r.dotted().map(|d| project.resolve_type(class.0, Some(class.1 as usize), &d)) {
+            Some(TypeRef::Project(k)) => Some(k),
+            _ => None,
+        },
+        r => match type_of(r) {
+            Some(TypeRef::Project(k)) => Some(k),
+            _ => None,
+        },
+    };
+    let Some(owner) = owner else {
+        return Vec::new();
+    };
+    let mut chain = vec![owner];
+    chain.extend(project.supertypes_of(owner));
+    let mut out: Vec<MethodId> = chain
+        .iter()
+        .flat_map(|k| project.methods_of(*k).iter().copied())
+        .filter(|x| project.method(*x).name == m.name)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}

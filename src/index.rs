@@ -1,0 +1,445 @@
+//! The project index: every class, method and string constant of the scanned files, and the
+//! name resolution the analysis needs (types through imports, calls through declared types).
+
+use crate::syntax::ir::{Call, Class, Expr, FileFacts, Method};
+use std::collections::HashMap;
+
+pub type ClassRef = (u32, u32);
+pub type MethodId = (u32, u32);
+
+pub struct SourceFile {
+    pub path: String,
+    pub facts: FileFacts,
+}
+
+/// A type as far as it can be resolved from a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeRef {
+    Project(ClassRef),
+    External(String),
+    /// Not resolvable: the simple name as written.
+    Unknown(String),
+}
+
+pub struct Project {
+    pub files: Vec<SourceFile>,
+    class_by_fqn: HashMap<String, ClassRef>,
+    methods_of_class: HashMap<ClassRef, Vec<MethodId>>,
+    methods_by_name: HashMap<String, Vec<MethodId>>,
+    supertypes: HashMap<ClassRef, Vec<ClassRef>>,
+    subtypes: HashMap<ClassRef, Vec<ClassRef>>,
+    constants_by_name: HashMap<String, Vec<(ClassRef, String)>>,
+}
+
+const JAVA_LANG: &[&str] = &[
+    "System", "Math", "StrictMath", "String", "Object", "Integer", "Long", "Double", "Float", "Boolean",
+    "Character", "Byte", "Short", "Thread", "Runnable", "StringBuilder", "StringBuffer", "Iterable",
+    "Exception", "RuntimeException", "Throwable", "Error", "Class", "Enum", "Record", "Void", "Number",
+    "CharSequence", "Comparable", "AutoCloseable", "Override", "Deprecated", "SuppressWarnings",
+];
+
+impl Project {
+    pub fn new(files: Vec<SourceFile>) -> Project {
+        let mut p = Project {
+            files,
+            class_by_fqn: HashMap::new(),
+            methods_of_class: HashMap::new(),
+            methods_by_name: HashMap::new(),
+            supertypes: HashMap::new(),
+            subtypes: HashMap::new(),
+            constants_by_name: HashMap::new(),
+        };
+        for (fi, f) in p.files.iter().enumerate() {
+            for (ci, c) in f.facts.classes.iter().enumerate() {
+                let cref = (fi as u32, ci as u32);
+                p.class_by_fqn.entry(c.fqn.clone()).or_insert(cref);
+                for fld in &c.fields {
+                    if fld.modifiers.is_static
+                        && (fld.modifiers.is_final || c.kind == crate::syntax::ir::ClassKind::Interface)
+                        && let Some(Expr::Str(s, _)) = fld.init.as_ref().map(|e| e.peel())
+                    {
+                        p.constants_by_name
+                            .entry(fld.name.clone())
+                            .or_default()
+                            .push((cref, s.clone()));
+                    }
+                }
+            }
+            for (mi, m) in f.facts.methods.iter().enumerate() {
+                let mid = (fi as u32, mi as u32);
+                p.methods_of_class
+                    .entry((fi as u32, m.class as u32))
+                    .or_default()
+                    .push(mid);
+                p.methods_by_name.entry(m.name.clone()).or_default().push(mid);
+            }
+        }
+        let mut sup: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
+        for (fi, f) in p.files.iter().enumerate() {
+            for (ci, c) in f.facts.classes.iter().enumerate() {
+                let cref = (fi as u32, ci as u32);
+                for s in &c.supertypes {
+                    if let TypeRef::Project(t) = p.resolve_type(fi as u32, Some(ci), s)
+                        && t != cref
+                    {
+                        sup.entry(cref).or_default().push(t);
+                    }
+                }
+            }
+        }
+        for (c, ss) in &sup {
+            for s in ss {
+                p.subtypes.entry(*s).or_default().push(*c);
+            }
+        }
+        for v in p.subtypes.values_mut() {
+            v.sort();
+        }
+        p.supertypes = sup;
+        p
+    }
+
+    pub fn class(&self, c: ClassRef) -> &Class {
+        &self.files[c.0 as usize].facts.classes[c.1 as usize]
+    }
+
+    pub fn method(&self, m: MethodId) -> &Method {
+        &self.files[m.0 as usize].facts.methods[m.1 as usize]
+    }
+
+    pub fn class_of(&self, m: MethodId) -> ClassRef {
+        (m.0, self.method(m).class as u32)
+    }
+
+    pub fn methods_of(&self, c: ClassRef) -> &[MethodId] {
+        self.methods_of_class.get(&c).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+
+    pub fn all_methods(&self) -> impl Iterator<Item = MethodId> + '_ {
+        self.files
+            .iter()
+            .enumerate()
+            .flat_map(|(fi, f)| (0..f.facts.methods.len()).map(move |mi| (fi as u32, mi as u32)))
+    }
+
+    /// Resolve a type name as written in `file` (inside class `from`, if any).
+    pub fn resolve_type(&self, file: u32, from: Option<usize>, written: &str) -> TypeRef {
+        let name = written.trim_end_matches("[]").trim_end_matches("...");
+        let facts = &self.files[file as usize].facts;
+        if let Some((head, rest)) = name.split_once('.') {
+            if head.chars().next().is_some_and(|c| c.is_uppercase()) {
+                return match self.resolve_type(file, from, head) {
+                    TypeRef::Project(c) => {
+                        let fqn = format!("{}.{}", self.class(c).fqn, rest);
+                        match self.class_by_fqn.get(&fqn) {
+                            Some(c) => TypeRef::Project(*c),
+                            None => TypeRef::External(fqn),
+                        }
+                    }
+                    TypeRef::External(f) => TypeRef::External(format!("{f}.{rest}")),
+                    TypeRef::Unknown(_) => TypeRef::Unknown(name.to_string()),
+                };
+            }
+            return match self.class_by_fqn.get(name) {
+                Some(c) => TypeRef::Project(*c),
+                None => TypeRef::External(name.to_string()),
+            };
+        }
+        // Enclosing and nested classes.
+        let mut cur = from;
+        while let Some(ci) = cur {
+            let c = &facts.classes[ci];
+            if c.name == name {
+                return TypeRef::Project((file, ci as u32));
+            }
+            if let Some(x) = self.class_by_fqn.get(&format!("{}.{}", c.fqn, name)) {
+                return TypeRef::Project(*x);
+            }
+            cur = c.outer;
+        }
+        for imp in &facts.imports {
+            if !imp.is_static && !imp.wildcard && imp.path.rsplit('.').next() == Some(name) {
+                return match self.class_by_fqn.get(&imp.path) {
+                    Some(c) => TypeRef::Project(*c),
+                    None => TypeRef::External(imp.path.clone()),
+                };
+            }
+        }
+        let same_pkg = if facts.package.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}.{}", facts.package, name)
+        };
+        if let Some(c) = self.class_by_fqn.get(&same_pkg) {
+            return TypeRef::Project(*c);
+        }
+        let mut wild = Vec::new();
+        for imp in &facts.imports {
+            if imp.wildcard && !imp.is_static {
+                let cand = format!("{}.{}", imp.path, name);
+                if let Some(c) = self.class_by_fqn.get(&cand) {
+                    return TypeRef::Project(*c);
+                }
+                wild.push(cand);
+            }
+        }
+        if JAVA_LANG.contains(&name) {
+            return TypeRef::External(format!("java.lang.{name}"));
+        }
+        if wild.len() == 1 {
+            return TypeRef::External(wild.remove(0));
+        }
+        TypeRef::Unknown(name.to_string())
+    }
+
+    /// Does `t` name the catalogue class `pattern` (a fully qualified name, or a `*` glob on the
+    /// simple name)? An unresolvable name matches on its simple name.
+    pub fn type_is(&self, t: &TypeRef, pattern: &str) -> bool {
+        let simple_pat = pattern.rsplit('.').next().unwrap_or(pattern);
+        if pattern.contains('*') {
+            let simple = match t {
+                TypeRef::Project(c) => self.class(*c).name.as_str(),
+                TypeRef::External(f) | TypeRef::Unknown(f) => f.rsplit('.').next().unwrap_or(f),
+            };
+            return crate::catalogue::glob(pattern, simple);
+        }
+        match t {
+            TypeRef::Project(c) => {
+                let fqn = &self.class(*c).fqn;
+                fqn == pattern || self.supertypes_of(*c).iter().any(|s| &self.class(*s).fqn == pattern)
+            }
+            TypeRef::External(f) => f == pattern,
+            TypeRef::Unknown(s) => s == simple_pat || s == pattern,
+        }
+    }
+
+    /// All project supertypes of `c`, transitively (without `c`).
+    pub fn supertypes_of(&self, c: ClassRef) -> Vec<ClassRef> {
+        self.closure(c, &self.supertypes)
+    }
+
+    pub fn subtypes_of(&self, c: ClassRef) -> Vec<ClassRef> {
+        self.closure(c, &self.subtypes)
+    }
+
+    fn closure(&self, c: ClassRef, edges: &HashMap<ClassRef, Vec<ClassRef>>) -> Vec<ClassRef> {
+        let mut out: Vec<ClassRef> = Vec::new();
+        let mut stack = vec![c];
+        while let Some(x) = stack.pop() {
+            for y in edges.get(&x).into_iter().flatten() {
+                if *y != c && !out.contains(y) {
+                    out.push(*y);
+                    stack.push(*y);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The declared type of field `name` visible from class `c` (its own, inherited or an
+    /// enclosing class's), with the class that declares it.
+    pub fn field(&self, c: ClassRef, name: &str) -> Option<(ClassRef, &crate::syntax::ir::Field)> {
+        let mut cur = Some(c);
+        while let Some(cc) = cur {
+            let mut chain = vec![cc];
+            chain.extend(self.supertypes_of(cc));
+            for k in chain {
+                if let Some(f) = self.class(k).fields.iter().find(|f| f.name == name) {
+                    return Some((k, f));
+                }
+            }
+            cur = self.class(cc).outer.map(|o| (cc.0, o as u32));
+        }
+        None
+    }
+
+    /// The value of a string constant written as `NAME` or `Type.NAME` in class `c`.
+    pub fn constant(&self, c: ClassRef, e: &Expr) -> Option<String> {
+        match e.peel() {
+            Expr::Str(s, _) => Some(s.clone()),
+            Expr::Name(n, _) => {
+                if let Some((_, f)) = self.field(c, n) {
+                    return match f.init.as_ref().map(|e| e.peel()) {
+                        Some(Expr::Str(s, _)) if f.modifiers.is_static => Some(s.clone()),
+                        _ => None,
+                    };
+                }
+                for imp in &self.files[c.0 as usize].facts.imports {
+                    if imp.is_static
+                        && (imp.path.ends_with(&format!(".{n}")) || imp.wildcard)
+                        && let Some(v) = self.constants_by_name.get(n.as_str()).and_then(|v| {
+                            v.iter().find(|(cr, _)| {
+                                let fqn = &self.class(*cr).fqn;
+                                imp.path == format!("{fqn}.{n}") || (imp.wildcard && imp.path == *fqn)
+                            })
+                        })
+                    {
+                        return Some(v.1.clone());
+                    }
+                }
+                self.unique_constant(n)
+            }
+            Expr::Field(recv, n, _) => {
+                let owner = recv.dotted()?;
+                match self.resolve_type(c.0, Some(c.1 as usize), &owner) {
+                    TypeRef::Project(k) => {
+                        let (_, f) = self.field(k, n)?;
+                        match f.init.as_ref().map(|e| e.peel()) {
+                            Some(Expr::Str(s, _)) => Some(s.clone()),
+                            _ => None,
+                        }
+                    }
+                    TypeRef::Unknown(_) => self.unique_constant(n),
+                    TypeRef::External(_) => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn unique_constant(&self, n: &str) -> Option<String> {
+        match self.constants_by_name.get(n).map(|v| v.as_slice()) {
+            Some([(_, s)]) => Some(s.clone()),
+            Some(v) if !v.is_empty() && v.iter().all(|(_, s)| *s == v[0].1) => Some(v[0].1.clone()),
+            _ => None,
+        }
+    }
+
+    fn arity_ok(m: &Method, n: usize) -> bool {
+        let p = m.params.len();
+        p == n || (p > 0 && m.params[p - 1].ty.ends_with("[]") && n + 1 >= p)
+    }
+
+    /// Methods named `name` with `arity` declared in `c` or inherited by it.
+    pub fn methods_in_hierarchy(&self, c: ClassRef, name: &str, arity: usize) -> Vec<MethodId> {
+        let mut out = Vec::new();
+        let mut chain = vec![c];
+        chain.extend(self.supertypes_of(c));
+        for k in chain {
+            for m in self.methods_of(k) {
+                let mm = self.method(*m);
+                if mm.name == name && !mm.is_ctor && Self::arity_ok(mm, arity) {
+                    out.push(*m);
+                }
+            }
+        }
+        out
+    }
+
+    /// Project methods a call may run: by the receiver's declared type (with overrides in
+    /// subtypes), by the enclosing classes for an unqualified call, or — receiver type unknown —
+    /// by name and arity when exactly one project method matches.
+    pub fn resolve_call(&self, caller: ClassRef, call: &Call, recv: Option<Option<TypeRef>>) -> Vec<MethodId> {
+        let arity = call.args.len();
+        let mut out = match recv {
+            None => {
+                // Unqualified or on `this`: the enclosing classes, innermost first.
+                let mut cur = Some(caller);
+                let mut found = Vec::new();
+                while let Some(cc) = cur {
+                    found = self.methods_in_hierarchy(cc, &call.name, arity);
+                    if !found.is_empty() {
+                        for m in found.clone() {
+                            for sub in self.subtypes_of(self.class_of(m)) {
+                                for x in self.methods_of(sub) {
+                                    let mm = self.method(*x);
+                                    if mm.name == call.name && Self::arity_ok(mm, arity) {
+                                        found.push(*x);
+                                    }
+                                }
+                            }
+                        }
+                        break;
+                    }
+                    cur = self.class(cc).outer.map(|o| (cc.0, o as u32));
+                }
+                if found.is_empty() {
+                    found = self.static_import_methods(caller.0, &call.name, arity);
+                }
+                found
+            }
+            Some(Some(TypeRef::Project(c))) => {
+                let mut found = self.methods_in_hierarchy(c, &call.name, arity);
+                for sub in self.subtypes_of(c) {
+                    for x in self.methods_of(sub) {
+                        let mm = self.method(*x);
+                        if mm.name == call.name && !mm.is_ctor && Self::arity_ok(mm, arity) {
+                            found.push(*x);
+                        }
+                    }
+                }
+                found
+            }
+            Some(Some(TypeRef::External(_))) => Vec::new(),
+            Some(Some(TypeRef::Unknown(_))) | Some(None) => {
+                let cands: Vec<MethodId> = self
+                    .methods_by_name
+                    .get(&call.name)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|m| {
+                        let mm = self.method(*m);
+                        !mm.is_ctor && Self::arity_ok(mm, arity)
+                    })
+                    .collect();
+                if cands.len() == 1 { cands } else { Vec::new() }
+            }
+        };
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn static_import_methods(&self, file: u32, name: &str, arity: usize) -> Vec<MethodId> {
+        let mut out = Vec::new();
+        for imp in &self.files[file as usize].facts.imports {
+            if !imp.is_static {
+                continue;
+            }
+            let class_path = if imp.wildcard {
+                imp.path.as_str()
+            } else if imp.path.rsplit('.').next() == Some(name) {
+                imp.path.rsplit_once('.').map(|x| x.0).unwrap_or("")
+            } else {
+                continue;
+            };
+            if let Some(c) = self.class_by_fqn.get(class_path) {
+                out.extend(self.methods_in_hierarchy(*c, name, arity));
+            }
+        }
+        out
+    }
+
+    /// The class a static import of member `name` in `file` comes from, if any.
+    pub fn static_import_class(&self, file: u32, name: &str) -> Vec<String> {
+        self.files[file as usize]
+            .facts
+            .imports
+            .iter()
+            .filter(|i| i.is_static)
+            .filter_map(|i| {
+                if i.wildcard {
+                    Some(i.path.clone())
+                } else if i.path.rsplit('.').next() == Some(name) {
+                    i.path.rsplit_once('.').map(|x| x.0.to_string())
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// Constructors of `c` taking `arity` arguments.
+    pub fn constructors(&self, c: ClassRef, arity: usize) -> Vec<MethodId> {
+        self.methods_of(c)
+            .iter()
+            .copied()
+            .filter(|m| {
+                let mm = self.method(*m);
+                mm.is_ctor && Self::arity_ok(mm, arity)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,206 @@
+//! retrylint: finds idempotency keys that change between retries in Java code.
+//!
+//! [`check`] runs the whole pipeline: discover files, parse and lower them in parallel, index
+//! the project, compute method summaries, find regions, and report every per-attempt value
+//! that reaches an idempotency key sink inside the same region execution.
+
+pub mod catalogue;
+pub mod discovery;
+pub mod findings;
+pub mod flow;
+pub mod index;
+pub mod regions;
+pub mod report;
+pub mod rules;
+pub mod syntax;
+
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+pub use findings::{Finding, Related};
+
+/// Files larger than this are reported and skipped.
+pub const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub paths: Vec<PathBuf>,
+    /// Rule ids to report; empty means all.
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+}
+
+/// A problem with one file; the rest of the run goes on.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FileError {
+    pub path: String,
+    /// `read`, `parse`, `syntax`, `skipped`
+    pub kind: &'static str,
+    /// `error` when the file could not be analysed at all; `warning` for a partial parse.
+    pub severity: &'static str,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct Summary {
+    pub files_scanned: usize,
+    pub files_with_syntax_errors: usize,
+    pub files_failed: usize,
+    pub findings: usize,
+    pub by_rule: BTreeMap<String, usize>,
+    /// Other JVM sources found and not analysed, by extension.
+    pub not_analysed: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Default)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    pub errors: Vec<FileError>,
+    pub summary: Summary,
+    /// Text of the files that have findings, for code frames and line hashes.
+    pub texts: BTreeMap<String, String>,
+}
+
+/// Errors of the run itself (exit status 2).
+#[derive(Debug)]
+pub enum RunError {
+    MissingPath(PathBuf),
+    BadRule(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::MissingPath(p) => write!(f, "path `{}` does not exist", p.display()),
+            RunError::BadRule(r) => write!(f, "unknown rule `{r}` (see `retrylint rules`)"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+enum Loaded {
+    Parsed(String, syntax::ir::FileFacts),
+    Failed(FileError),
+}
+
+fn load(path: &std::path::Path) -> Loaded {
+    let shown = discovery::display_path(path);
+    let fail = |kind, message: String| {
+        Loaded::Failed(FileError {
+            path: shown.clone(),
+            kind,
+            severity: "error",
+            message,
+            line: None,
+        })
+    };
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => return fail("read", "not a regular file".into()),
+        Ok(m) if m.len() > MAX_FILE_BYTES => {
+            return fail(
+                "skipped",
+                format!("{} bytes is over the {} byte limit; not analysed", m.len(), MAX_FILE_BYTES),
+            );
+        }
+        Err(e) => return fail("read", format!("cannot read: {e}")),
+        _ => {}
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return fail("read", format!("cannot read: {e}")),
+    };
+    if bytes.iter().take(8192).any(|b| *b == 0) {
+        return fail("parse", "binary content (NUL bytes); not analysed".into());
+    }
+    match syntax::parse(&bytes) {
+        Some(f) => Loaded::Parsed(shown, f),
+        None => fail("parse", "tree-sitter produced no syntax tree".into()),
+    }
+}
+
+/// Run the analysis over `opts.paths`.
+pub fn check(opts: &Options) -> Result<Report, RunError> {
+    for r in opts.select.iter().chain(&opts.ignore) {
+        if rules::by_id(r).is_none() {
+            return Err(RunError::BadRule(r.clone()));
+        }
+    }
+    let found = discovery::discover(&opts.paths).map_err(|e| RunError::MissingPath(e.0))?;
+    let loaded: Vec<Loaded> = found.java.par_iter().map(|p| load(p)).collect();
+
+    let mut report = Report::default();
+    for (p, msg) in &found.problems {
+        report.errors.push(FileError {
+            path: discovery::display_path(p),
+            kind: "read",
+            severity: "error",
+            message: msg.clone(),
+            line: None,
+        });
+    }
+    let mut files = Vec::new();
+    for l in loaded {
+        match l {
+            Loaded::Parsed(path, facts) => {
+                if let Some(first) = facts.syntax_errors.first() {
+                    report.summary.files_with_syntax_errors += 1;
+                    report.errors.push(FileError {
+                        path: path.clone(),
+                        kind: "syntax",
+                        severity: "warning",
+                        message: format!(
+                            "{} syntax error(s); the rest of the file is still analysed",
+                            facts.syntax_errors.len()
+                        ),
+                        line: Some(first.line()),
+                    });
+                }
+                files.push(index::SourceFile { path, facts });
+            }
+            Loaded::Failed(e) => {
+                report.summary.files_failed += 1;
+                report.errors.push(e);
+            }
+        }
+    }
+    report.summary.files_scanned = files.len();
+    for (ext, _) in &found.other {
+        *report.summary.not_analysed.entry(ext.clone()).or_default() += 1;
+    }
+
+    let project = index::Project::new(files);
+    let cat = catalogue::Catalogue::builtin();
+    let mut findings = findings::find(&project, cat);
+    findings.retain(|f| {
+        (opts.select.is_empty() || opts.select.iter().any(|s| rules::by_id(s).is_some_and(|r| r.id == f.rule.id)))
+            && !opts.ignore.iter().any(|s| rules::by_id(s).is_some_and(|r| r.id == f.rule.id))
+    });
+    for f in &findings {
+        if !report.texts.contains_key(&f.path)
+            && let Some(p) = found.java.iter().find(|p| discovery::display_path(p) == f.path)
+            && let Ok(b) = std::fs::read(p)
+        {
+            report.texts.insert(f.path.clone(), String::from_utf8_lossy(&b).into_owned());
+        }
+        for r in f.sinks.iter().chain(&f.regions) {
+            if !report.texts.contains_key(&r.path)
+                && let Some(p) = found.java.iter().find(|p| discovery::display_path(p) == r.path)
+                && let Ok(b) = std::fs::read(p)
+            {
+                report.texts.insert(r.path.clone(), String::from_utf8_lossy(&b).into_owned());
+            }
+        }
+    }
+    findings::finish(&mut findings, &report.texts);
+    report.errors.sort_by(|a, b| (&a.path, a.line, a.kind).cmp(&(&b.path, b.line, b.kind)));
+    report.summary.findings = findings.len();
+    for f in &findings {
+        *report.summary.by_rule.entry(f.rule.id.to_string()).or_default() += 1;
+    }
+    report.findings = findings;
+    Ok(report)
+}

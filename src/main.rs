@@ -1,0 +1,155 @@
+//! The command line: parse arguments, call the library, map the outcome to an exit status.
+
+use clap::{Parser, Subcommand};
+use retrylint::report::{self, Format, RenderOptions};
+use retrylint::rules::{self, Level};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "retrylint", version, about = "Finds idempotency keys that change between retries in Java code")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Scan `.java` files under PATH… (default: the current directory).
+    Check(CheckArgs),
+    /// List the rules.
+    Rules,
+    /// Print a rule's documentation: why it is a bug, the unsafe and safe pattern, the fix.
+    Explain {
+        /// Rule id or name, e.g. RL001.
+        rule: String,
+    },
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// Files or directories to scan.
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Exit 0 even when there are findings (the run itself failing still exits 2).
+    #[arg(long)]
+    exit_zero: bool,
+    /// Only these rules (comma-separated ids or names).
+    #[arg(long, value_delimiter = ',', value_name = "RULE,…")]
+    select: Vec<String>,
+    /// Skip these rules (comma-separated ids or names).
+    #[arg(long, value_delimiter = ',', value_name = "RULE,…")]
+    ignore: Vec<String>,
+    /// The lowest level of finding that fails the run.
+    #[arg(long, value_enum, default_value_t = FailLevel::Warning)]
+    fail_level: FailLevel,
+    /// SARIF `automationDetails.id`, for several analyses of one repository.
+    #[arg(long, value_name = "CATEGORY")]
+    sarif_category: Option<String>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum FailLevel {
+    Error,
+    Warning,
+    Note,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Rules => {
+            for r in rules::ALL {
+                println!("{}  {:<36} {:<8} {}", r.id, r.name, r.level.as_str(), r.summary);
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Explain { rule } => match rules::by_id(&rule) {
+            Some(r) => {
+                println!("{}", rules::explain(r));
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprintln!("error: unknown rule `{rule}` (see `retrylint rules`)");
+                ExitCode::from(2)
+            }
+        },
+        Command::Check(args) => check(args),
+    }
+}
+
+fn check(args: CheckArgs) -> ExitCode {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let opts = retrylint::Options {
+        paths,
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+    };
+    let report = match retrylint::check(&opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let color = args.output.is_none()
+        && args.format == Format::Text
+        && std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let rendered = report::render(
+        &report,
+        args.format,
+        &RenderOptions {
+            color,
+            sarif_category: args.sarif_category.clone(),
+        },
+    );
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, rendered.as_bytes())
+            .map_err(|e| format!("cannot write the report to `{}`: {e}", path.display())),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(rendered.as_bytes())
+                .and_then(|_| out.flush())
+                .map_err(|e| format!("cannot write the report: {e}"))
+        }
+    };
+    if let Err(e) = written {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    if args.output.is_some() || args.format != Format::Text {
+        eprintln!(
+            "retrylint: {} finding(s) in {} file(s)",
+            report.summary.findings, report.summary.files_scanned
+        );
+    }
+    let threshold = match args.fail_level {
+        FailLevel::Error => Level::Error,
+        FailLevel::Warning => Level::Warning,
+        FailLevel::Note => Level::Note,
+    };
+    let failing = report.findings.iter().any(|f| f.rule.level >= threshold);
+    if failing && !args.exit_zero {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

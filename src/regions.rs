@@ -1,0 +1,420 @@
+//! Re-execution regions: which code a framework may run more than once, and which methods are
+//! reached from it.
+
+use crate::catalogue::{Catalogue, PipelineRegion};
+use crate::flow::{Loc, MethodFlow, method_ref_targets};
+use crate::index::{MethodId, Project, TypeRef};
+use crate::syntax::ir::*;
+use std::collections::{BTreeSet, HashMap};
+
+/// The code of a region inside one method.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Part {
+    /// The whole body of a method.
+    Whole(MethodId),
+    /// These lambda / anonymous-method scopes of a method, with everything nested in them.
+    Scopes(MethodId, Vec<ScopeId>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Region {
+    /// `@Retryable method`, `RetryTemplate.execute callback`, …
+    pub label: String,
+    /// The method the region is written in (for messages).
+    pub owner: String,
+    /// The annotation or the call that makes the region.
+    pub loc: Loc,
+    pub scheduler: bool,
+    pub parts: Vec<Part>,
+}
+
+impl Region {
+    pub fn describe(&self) -> String {
+        if self.label.starts_with('@') {
+            format!("the {} `{}`", self.label, self.owner)
+        } else {
+            format!("the {} in `{}`", self.label, self.owner)
+        }
+    }
+}
+
+/// Regions made by annotations on methods and classes.
+pub fn annotation_regions(project: &Project, cat: &Catalogue) -> Vec<Region> {
+    let mut out = Vec::new();
+    for id in project.all_methods() {
+        let m = project.method(id);
+        if m.is_ctor || m.body.is_none() || m.name.starts_with('<') {
+            continue;
+        }
+        let class = project.class_of(id);
+        let matches = |a: &Annotation| {
+            let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
+            cat.regions
+                .annotation
+                .iter()
+                .find(|r| r.annotations.iter().any(|x| project.type_is(&t, x)))
+        };
+        let mut hit = None;
+        for a in &m.annotations {
+            if let Some(r) = matches(a) {
+                hit = Some((r, a.span));
+                break;
+            }
+        }
+        if hit.is_none() && m.modifiers.is_public {
+            for a in &project.class(class).annotations {
+                if let Some(r) = matches(a).filter(|r| r.class_level) {
+                    hit = Some((r, a.span));
+                    break;
+                }
+            }
+        }
+        if let Some((r, span)) = hit {
+            out.push(Region {
+                label: r.label.clone(),
+                owner: m.name.clone(),
+                loc: Loc { file: id.0, span },
+                scheduler: r.scheduler,
+                parts: vec![Part::Whole(id)],
+            });
+        }
+    }
+    out
+}
+
+/// Is scope `s` of `m` inside one of `roots` (or one of them)?
+pub fn scope_within(m: &Method, s: ScopeId, roots: &[ScopeId]) -> bool {
+    let mut cur = Some(s);
+    let mut guard = 0;
+    while let Some(x) = cur {
+        if roots.contains(&x) {
+            return true;
+        }
+        cur = m.scopes.get(x as usize).and_then(|sc| sc.parent);
+        guard += 1;
+        if guard > m.scopes.len() {
+            return false;
+        }
+    }
+    false
+}
+
+/// Methods whose whole body runs inside the region: the region's own whole methods and every
+/// project method called, transitively, from its code.
+pub fn reach(project: &Project, flows: &HashMap<MethodId, MethodFlow>, r: &Region) -> BTreeSet<MethodId> {
+    let mut seen = BTreeSet::new();
+    let mut stack = Vec::new();
+    for p in &r.parts {
+        match p {
+            Part::Whole(m) => {
+                if seen.insert(*m) {
+                    stack.push(*m);
+                }
+            }
+            Part::Scopes(m, roots) => {
+                let mm = project.method(*m);
+                for (s, callee) in flows.get(m).map(|f| f.calls.as_slice()).unwrap_or(&[]) {
+                    if scope_within(mm, *s, roots) && seen.insert(*callee) {
+                        stack.push(*callee);
+                    }
+                }
+            }
+        }
+    }
+    while let Some(m) = stack.pop() {
+        for (_, callee) in flows.get(&m).map(|f| f.calls.as_slice()).unwrap_or(&[]) {
+            if seen.insert(*callee) {
+                stack.push(*callee);
+            }
+        }
+    }
+    seen
+}
+
+/// Lambda/anonymous/method-reference code of a callback argument.
+pub fn callback_parts(
+    project: &Project,
+    id: MethodId,
+    arg: &Expr,
+    methods: &[String],
+    defs: &HashMap<String, (&str, &Expr)>,
+    type_of: &dyn Fn(&Expr) -> Option<TypeRef>,
+    is_type_name: &dyn Fn(&Expr) -> bool,
+) -> Vec<Part> {
+    let class = project.class_of(id);
+    match arg.peel() {
+        Expr::Lambda(l) => vec![Part::Scopes(id, vec![l.scope])],
+        Expr::New(n) => {
+            let scopes: Vec<ScopeId> = n
+                .anon
+                .iter()
+                .filter(|a| methods.is_empty() || methods.contains(&a.name))
+                .map(|a| a.scope)
+                .collect();
+            if scopes.is_empty() {
+                Vec::new()
+            } else {
+                vec![Part::Scopes(id, scopes)]
+            }
+        }
+        Expr::MethodRef(r) => method_ref_targets(project, class, r, type_of, is_type_name)
+            .into_iter()
+            .map(Part::Whole)
+            .collect(),
+        Expr::Name(n, _) => match defs.get(n) {
+            Some((_, init)) if !matches!(init.peel(), Expr::Name(..)) => {
+                callback_parts(project, id, init, methods, defs, type_of, is_type_name)
+            }
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// Local variable initializers of a block (not inside lambdas), by name.
+pub fn collect_defs<'a>(b: &'a Block, out: &mut HashMap<String, (&'a str, &'a Expr)>) {
+    for s in b {
+        match s {
+            Stmt::Local {
+                name,
+                init: Some(e),
+                ty,
+                ..
+            } => {
+                out.insert(name.clone(), (ty.as_str(), e));
+            }
+            Stmt::If { then, els, .. } => {
+                collect_defs(then, out);
+                if let Some(e) = els {
+                    collect_defs(e, out);
+                }
+            }
+            Stmt::Block(x) => collect_defs(x, out),
+            Stmt::Try { body, .. } => collect_defs(body, out),
+            _ => {}
+        }
+    }
+}
+
+fn collect_returns<'a>(b: &'a Block, out: &mut Vec<&'a Expr>) {
+    for s in b {
+        match s {
+            Stmt::Return(Some(e), _) => out.push(e),
+            Stmt::If { then, els, .. } => {
+                collect_returns(then, out);
+                if let Some(e) = els {
+                    collect_returns(e, out);
+                }
+            }
+            Stmt::Block(x) | Stmt::Loop { body: x, .. } => collect_returns(x, out),
+            Stmt::Try { body, catches, .. } => {
+                collect_returns(body, out);
+                for (_, c) in catches {
+                    collect_returns(c, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+const MAX_UPSTREAM_DEPTH: usize = 16;
+
+/// The deferred code upstream of a lazy pipeline's retry operator.
+pub struct Upstream<'p> {
+    pub project: &'p Project,
+    pub cat: &'p Catalogue,
+    pub row: &'p PipelineRegion,
+}
+
+impl<'p> Upstream<'p> {
+    fn is_type_name(&self, id: MethodId, defs: &HashMap<String, (&str, &Expr)>, e: &Expr) -> bool {
+        match e {
+            Expr::Name(n, _) => {
+                !defs.contains_key(n)
+                    && !self.project.method(id).params.iter().any(|p| p.name == *n)
+                    && self.project.field(self.project.class_of(id), n).is_none()
+                    && n.chars().next().is_some_and(|c| c.is_uppercase())
+            }
+            Expr::Field(r, _, _) => self.is_type_name(id, defs, r),
+            _ => false,
+        }
+    }
+
+    fn resolve(&self, id: MethodId, written: &str) -> TypeRef {
+        let class = self.project.class_of(id);
+        self.project.resolve_type(id.0, Some(class.1 as usize), written)
+    }
+
+    fn is_row_type(&self, t: &TypeRef) -> bool {
+        self.row.types.iter().any(|x| self.project.type_is(t, x))
+    }
+
+    fn returns_pipeline(&self, m: MethodId) -> bool {
+        let mm = self.project.method(m);
+        let t = self.project.resolve_type(m.0, Some(mm.class), &mm.ret);
+        self.is_row_type(&t)
+    }
+
+    fn call_targets(&self, id: MethodId, defs: &HashMap<String, (&str, &Expr)>, c: &Call) -> Vec<MethodId> {
+        let class = self.project.class_of(id);
+        let recv = match &c.recv {
+            None | Some(Expr::This(_)) => None,
+            Some(r) if self.is_type_name(id, defs, r) => Some(r.dotted().map(|d| self.resolve(id, &d))),
+            Some(r) => Some(self.type_of(id, defs, r)),
+        };
+        self.project
+            .resolve_call(class, c, recv)
+            .into_iter()
+            .filter(|m| self.returns_pipeline(*m))
+            .collect()
+    }
+
+    fn type_of(&self, id: MethodId, defs: &HashMap<String, (&str, &Expr)>, e: &Expr) -> Option<TypeRef> {
+        match e.peel() {
+            Expr::Name(n, _) => {
+                if let Some((ty, _)) = defs.get(n) {
+                    return (!ty.is_empty() && *ty != "var").then(|| self.resolve(id, ty));
+                }
+                if let Some(p) = self.project.method(id).params.iter().find(|p| p.name == *n) {
+                    return Some(self.resolve(id, &p.ty));
+                }
+                let (owner, f) = self.project.field(self.project.class_of(id), n)?;
+                Some(self.project.resolve_type(owner.0, Some(owner.1 as usize), &f.ty))
+            }
+            _ => None,
+        }
+    }
+
+    /// Is `e` a chain of this pipeline's type? `None` when its root cannot be told.
+    pub fn is_pipeline(&self, id: MethodId, defs: &HashMap<String, (&str, &Expr)>, e: &Expr, depth: usize) -> Option<bool> {
+        if depth > MAX_UPSTREAM_DEPTH {
+            return None;
+        }
+        match e.peel() {
+            Expr::Call(c) => {
+                if let Some(r) = &c.recv
+                    && self.is_type_name(id, defs, r)
+                {
+                    let t = self.resolve(id, &r.dotted()?);
+                    return Some(
+                        self.is_row_type(&t)
+                            || self
+                                .row
+                                .factories
+                                .iter()
+                                .any(|f| f.methods.contains(&c.name) && self.project.type_is(&t, &f.class)),
+                    );
+                }
+                if !self.call_targets(id, defs, c).is_empty() {
+                    return Some(true);
+                }
+                match &c.recv {
+                    Some(r) if !matches!(r, Expr::This(_)) => self.is_pipeline(id, defs, r, depth + 1),
+                    _ => None,
+                }
+            }
+            Expr::Name(n, _) => {
+                if let Some(t) = self.type_of(id, defs, e) {
+                    return Some(self.is_row_type(&t));
+                }
+                let (_, init) = defs.get(n)?;
+                self.is_pipeline(id, defs, init, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// Does the file import one of the pipeline's types (for chains whose root is unknown)?
+    pub fn file_uses_types(&self, file: u32) -> bool {
+        self.project.files[file as usize].facts.imports.iter().any(|i| {
+            self.row.types.iter().any(|t| {
+                *t == i.path || (i.wildcard && t.rsplit_once('.').map(|x| x.0) == Some(i.path.as_str()))
+            })
+        })
+    }
+
+    pub fn upstream(&self, id: MethodId, defs: &HashMap<String, (&str, &Expr)>, e: &Expr, depth: usize, out: &mut Vec<Part>) {
+        if depth > MAX_UPSTREAM_DEPTH {
+            return;
+        }
+        match e.peel() {
+            Expr::Call(c) => {
+                for (i, a) in c.args.iter().enumerate() {
+                    self.deferred_arg(id, defs, c, i, a, depth, out);
+                }
+                if let Some(r) = &c.recv
+                    && !self.is_type_name(id, defs, r)
+                    && !matches!(r, Expr::This(_))
+                {
+                    self.upstream(id, defs, r, depth + 1, out);
+                }
+                for t in self.call_targets(id, defs, c) {
+                    self.upstream_of_method(t, depth + 1, out);
+                }
+            }
+            Expr::Name(n, _) => {
+                if let Some((_, init)) = defs.get(n) {
+                    self.upstream(id, defs, init, depth + 1, out);
+                }
+            }
+            Expr::Ternary(_, a, b, _) => {
+                self.upstream(id, defs, a, depth + 1, out);
+                self.upstream(id, defs, b, depth + 1, out);
+            }
+            _ => {}
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn deferred_arg(
+        &self,
+        id: MethodId,
+        defs: &HashMap<String, (&str, &Expr)>,
+        c: &Call,
+        i: usize,
+        a: &Expr,
+        depth: usize,
+        out: &mut Vec<Part>,
+    ) {
+        if self.row.eager.iter().any(|x| x.method == c.name && x.args.contains(&i)) {
+            return;
+        }
+        match a.peel() {
+            Expr::Lambda(l) => out.push(Part::Scopes(id, vec![l.scope])),
+            Expr::New(n) if !n.anon.is_empty() => {
+                out.push(Part::Scopes(id, n.anon.iter().map(|x| x.scope).collect()))
+            }
+            Expr::MethodRef(r) => {
+                let class = self.project.class_of(id);
+                let targets = method_ref_targets(
+                    self.project,
+                    class,
+                    r,
+                    |e| self.type_of(id, defs, e),
+                    |e| self.is_type_name(id, defs, e),
+                );
+                out.extend(targets.into_iter().map(Part::Whole));
+            }
+            Expr::Call(_) | Expr::Name(..) => {
+                if self.is_pipeline(id, defs, a, depth + 1) == Some(true) {
+                    self.upstream(id, defs, a, depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn upstream_of_method(&self, m: MethodId, depth: usize, out: &mut Vec<Part>) {
+        let Some(body) = &self.project.method(m).body else {
+            return;
+        };
+        let mut defs = HashMap::new();
+        collect_defs(body, &mut defs);
+        let mut rets = Vec::new();
+        collect_returns(body, &mut rets);
+        for r in rets {
+            self.upstream(m, &defs, r, depth + 1, out);
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! JSON report, schema version 1 (documented in README.md, "JSON output").
+
+use crate::{Finding, Report};
+use serde_json::{Value, json};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+fn finding(f: &Finding) -> Value {
+    json!({
+        "rule": f.rule.id,
+        "name": f.rule.name,
+        "level": f.rule.level.as_str(),
+        "path": f.path,
+        "line": f.line,
+        "column": f.column,
+        "end_line": f.end_line,
+        "end_column": f.end_column,
+        "method": f.method,
+        "source": f.source,
+        "message": f.message,
+        "via": f.via,
+        "sinks": f.sinks,
+        "regions": f.regions,
+        "fingerprint": f.fingerprint,
+    })
+}
+
+pub fn render(report: &Report) -> String {
+    let v = json!({
+        "version": SCHEMA_VERSION,
+        "tool": { "name": "retrylint", "version": env!("CARGO_PKG_VERSION") },
+        "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),
+        "errors": report.errors,
+        "summary": report.summary,
+    });
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}

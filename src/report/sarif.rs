@@ -1,0 +1,254 @@
+//! SARIF 2.1.0 for GitHub code scanning: one run, every rule with its help, results with
+//! related locations, a code flow from source to sink, and GitHub's `primaryLocationLineHash`.
+
+use crate::{Finding, Related, Report};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
+
+/// Percent-encode a relative path for `artifactLocation.uri`.
+pub fn uri_encode(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        let c = b as char;
+        if c.is_ascii_alphanumeric() || "-._~/!$&'()*+,;=:@".contains(c) {
+            out.push(c);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// GitHub's line hashes (codeql-action `fingerprints.ts`): a rolling hash over the next 100
+/// non-space characters from the start of each line, with a per-value occurrence counter.
+/// Returns the hash of every line, 1-based, as `hex:count`.
+pub fn line_hashes(text: &str) -> Vec<String> {
+    const BLOCK: usize = 100;
+    const MOD: i64 = 37;
+    let first_mod = (0..BLOCK).fold(1i64, |acc, _| acc.wrapping_mul(MOD));
+    let mut window = [0i64; BLOCK];
+    let mut line_numbers = [-1i64; BLOCK];
+    let mut hash: i64 = 0;
+    let mut index = 0usize;
+    let mut line_number: i64 = 0;
+    let mut line_start = true;
+    let mut prev_cr = false;
+    let mut counts: HashMap<String, u32> = HashMap::new();
+    let mut out: BTreeMap<i64, String> = BTreeMap::new();
+
+    let mut output = |hash: i64, index: usize, line_numbers: &mut [i64; BLOCK], out: &mut BTreeMap<i64, String>| {
+        let value = format!("{:x}", hash as u64);
+        let n = counts.entry(value.clone()).or_insert(0);
+        *n += 1;
+        out.insert(line_numbers[index], format!("{value}:{n}"));
+        line_numbers[index] = -1;
+    };
+    let update = |hash: &mut i64, window: &mut [i64; BLOCK], index: &mut usize, current: i64| {
+        let begin = window[*index];
+        window[*index] = current;
+        *hash = MOD
+            .wrapping_mul(*hash)
+            .wrapping_add(current)
+            .wrapping_sub(first_mod.wrapping_mul(begin));
+        *index = (*index + 1) % BLOCK;
+    };
+
+    const EOF: i64 = 65535;
+    let units = text.encode_utf16().map(|u| u as i64).chain(std::iter::once(EOF));
+    for mut current in units {
+        if current == ' ' as i64 || current == '\t' as i64 || (prev_cr && current == '\n' as i64) {
+            prev_cr = false;
+            continue;
+        }
+        if current == '\r' as i64 {
+            current = '\n' as i64;
+            prev_cr = true;
+        } else {
+            prev_cr = false;
+        }
+        if line_numbers[index] != -1 {
+            output(hash, index, &mut line_numbers, &mut out);
+        }
+        if line_start {
+            line_start = false;
+            line_number += 1;
+            line_numbers[index] = line_number;
+        }
+        if current == '\n' as i64 {
+            line_start = true;
+        }
+        update(&mut hash, &mut window, &mut index, current);
+    }
+    for _ in 0..BLOCK {
+        if line_numbers[index] != -1 {
+            output(hash, index, &mut line_numbers, &mut out);
+        }
+        update(&mut hash, &mut window, &mut index, 0);
+    }
+    out.into_values().collect()
+}
+
+fn physical(path: &str, line: u32, column: u32, end_line: u32, end_column: u32) -> Value {
+    json!({
+        "artifactLocation": { "uri": uri_encode(path), "uriBaseId": "%SRCROOT%" },
+        "region": {
+            "startLine": line,
+            "startColumn": column,
+            "endLine": end_line,
+            "endColumn": end_column.max(if end_line == line { column + 1 } else { 1 }),
+        }
+    })
+}
+
+fn related_physical(r: &Related) -> Value {
+    physical(&r.path, r.line, r.column, r.end_line, r.end_column)
+}
+
+fn rule_value(r: &crate::rules::Rule) -> Value {
+    json!({
+        "id": r.id,
+        "name": r.name,
+        "shortDescription": { "text": r.summary },
+        "fullDescription": { "text": r.summary },
+        "help": { "text": crate::rules::explain(r), "markdown": r.doc },
+        "helpUri": format!("https://github.com/retrylint/retrylint/blob/main/README.md#{}", r.id.to_lowercase()),
+        "defaultConfiguration": { "level": r.level.as_str() },
+        "properties": {
+            "tags": ["correctness", "reliability", "idempotency"],
+            "precision": "high",
+            "problem.severity": r.level.as_str(),
+        }
+    })
+}
+
+fn result(f: &Finding, rule_index: usize, hashes: &HashMap<&str, Vec<String>>) -> Value {
+    let mut related = Vec::new();
+    let mut refs = Vec::new();
+    let mut id = 0;
+    for s in &f.sinks {
+        id += 1;
+        refs.push(format!("[the key sink]({id})"));
+        related.push(json!({ "id": id, "physicalLocation": related_physical(s), "message": { "text": s.message } }));
+    }
+    for r in &f.regions {
+        id += 1;
+        refs.push(format!("[the region]({id})"));
+        related.push(json!({ "id": id, "physicalLocation": related_physical(r), "message": { "text": r.message } }));
+    }
+    if let Some(v) = &f.via {
+        id += 1;
+        refs.push(format!("[where it is evaluated]({id})"));
+        related.push(json!({ "id": id, "physicalLocation": related_physical(v), "message": { "text": v.message } }));
+    }
+    let text = format!("{} See {}.", sarif_escape(&f.message), refs.join(", "));
+    let primary = physical(&f.path, f.line, f.column, f.end_line, f.end_column);
+    let mut flow = vec![json!({ "location": { "physicalLocation": primary, "message": { "text": format!("{} (per-attempt value)", f.source) } } })];
+    if let Some(v) = &f.via {
+        flow.push(json!({ "location": { "physicalLocation": related_physical(v), "message": { "text": v.message } } }));
+    }
+    for s in &f.sinks {
+        flow.push(json!({ "location": { "physicalLocation": related_physical(s), "message": { "text": s.message } } }));
+    }
+    let line_hash = hashes
+        .get(f.path.as_str())
+        .and_then(|h| h.get(f.line as usize - 1))
+        .cloned()
+        .unwrap_or_default();
+    let mut fingerprints = serde_json::Map::new();
+    if !line_hash.is_empty() {
+        fingerprints.insert("primaryLocationLineHash".into(), Value::String(line_hash));
+    }
+    fingerprints.insert("retrylint/v1".into(), Value::String(f.fingerprint.clone()));
+    json!({
+        "ruleId": f.rule.id,
+        "ruleIndex": rule_index,
+        "level": f.rule.level.as_str(),
+        "message": { "text": text },
+        "locations": [ { "physicalLocation": physical(&f.path, f.line, f.column, f.end_line, f.end_column) } ],
+        "relatedLocations": related,
+        "codeFlows": [ { "threadFlows": [ { "locations": flow } ] } ],
+        "partialFingerprints": fingerprints,
+    })
+}
+
+/// Square brackets in a SARIF message would read as link syntax.
+fn sarif_escape(s: &str) -> String {
+    s.replace('[', "\\[").replace(']', "\\]")
+}
+
+pub fn render(report: &Report, category: Option<&str>) -> String {
+    let rules: Vec<Value> = crate::rules::ALL.iter().map(|r| rule_value(r)).collect();
+    let hashes: HashMap<&str, Vec<String>> = report
+        .texts
+        .iter()
+        .map(|(p, t)| (p.as_str(), line_hashes(t)))
+        .collect();
+    let results: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let idx = crate::rules::ALL.iter().position(|r| r.id == f.rule.id).unwrap_or(0);
+            result(f, idx, &hashes)
+        })
+        .collect();
+    let notifications: Vec<Value> = report
+        .errors
+        .iter()
+        .map(|e| {
+            let mut loc = json!({ "artifactLocation": { "uri": uri_encode(&e.path), "uriBaseId": "%SRCROOT%" } });
+            if let Some(l) = e.line {
+                loc["region"] = json!({ "startLine": l });
+            }
+            json!({
+                "level": e.severity,
+                "message": { "text": format!("{}: {}", e.path, e.message) },
+                "locations": [ { "physicalLocation": loc } ],
+            })
+        })
+        .collect();
+    let mut run = json!({
+        "tool": {
+            "driver": {
+                "name": "retrylint",
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/retrylint/retrylint",
+                "rules": rules,
+            }
+        },
+        "columnKind": "utf16CodeUnits",
+        "results": results,
+        "invocations": [ {
+            "executionSuccessful": true,
+            "toolExecutionNotifications": notifications,
+        } ],
+    });
+    if let Some(c) = category {
+        run["automationDetails"] = json!({ "id": format!("{}/", c.trim_end_matches('/')) });
+    }
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [ run ],
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_uris() {
+        assert_eq!(uri_encode("src/a b/Ü#%.java"), "src/a%20b/%C3%9C%23%25.java");
+    }
+
+    #[test]
+    fn line_hash_counts_repeats() {
+        let h = line_hashes("a\na\n");
+        assert_eq!(h.len(), 3);
+        assert!(h.iter().all(|x| x.contains(':')));
+    }
+}

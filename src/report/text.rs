@@ -1,0 +1,141 @@
+//! Human output: a miette code frame per finding with the source, the sink and the region
+//! labelled, then the file problems and a summary.
+
+use crate::{Finding, Report};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, Severity, SourceSpan};
+use std::fmt;
+
+struct FindingDiag<'a> {
+    f: &'a Finding,
+    src: NamedSource<String>,
+    labels: Vec<LabeledSpan>,
+    help: Option<String>,
+}
+
+impl fmt::Debug for FindingDiag<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.f.message)
+    }
+}
+
+impl fmt::Display for FindingDiag<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.f.message)
+    }
+}
+
+impl std::error::Error for FindingDiag<'_> {}
+
+impl Diagnostic for FindingDiag<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        Some(Box::new(format!("{} {}", self.f.rule.id, self.f.rule.name)))
+    }
+    fn severity(&self) -> Option<Severity> {
+        Some(match self.f.rule.level {
+            crate::rules::Level::Error => Severity::Error,
+            crate::rules::Level::Warning => Severity::Warning,
+            crate::rules::Level::Note => Severity::Advice,
+        })
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.src)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(self.labels.iter().cloned()))
+    }
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.help.as_ref().map(|h| Box::new(h.clone()) as Box<dyn fmt::Display>)
+    }
+}
+
+/// Control characters from scanned files must not reach the terminal.
+pub fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() && c != '\n' && c != '\t' { '\u{FFFD}' } else { c })
+        .collect()
+}
+
+fn span(s: crate::syntax::ir::Span, len_limit: usize) -> SourceSpan {
+    let start = (s.start as usize).min(len_limit);
+    let end = (s.end as usize).clamp(start, len_limit);
+    SourceSpan::new(start.into(), end - start)
+}
+
+pub fn render(report: &Report, color: bool) -> String {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(110);
+    let mut out = String::new();
+    for f in &report.findings {
+        let text = sanitize(report.texts.get(&f.path).map(String::as_str).unwrap_or(""));
+        let n = text.len();
+        let mut labels = vec![LabeledSpan::new_primary_with_span(
+            Some("per-attempt value".into()),
+            span(f.span, n),
+        )];
+        let mut elsewhere = Vec::new();
+        for s in &f.sinks {
+            if s.path == f.path {
+                labels.push(LabeledSpan::new_with_span(Some("idempotency key".into()), span(s.span, n)));
+            } else {
+                elsewhere.push(format!("key sink at {}:{}", s.path, s.line));
+            }
+        }
+        for r in &f.regions {
+            if r.path == f.path {
+                labels.push(LabeledSpan::new_with_span(Some("re-executed region".into()), span(r.span, n)));
+            } else {
+                elsewhere.push(format!("region at {}:{}", r.path, r.line));
+            }
+        }
+        if let Some(v) = &f.via {
+            elsewhere.push(format!("{} ({}:{})", v.message, v.path, v.line));
+        }
+        let mut help = elsewhere.join("; ");
+        if !help.is_empty() {
+            help.push_str(". ");
+        }
+        help.push_str(&format!("Compute the key once, before the retried code (`retrylint explain {}`)", f.rule.id));
+        let diag = FindingDiag {
+            f,
+            src: NamedSource::new(format!("{}:{}:{}", sanitize(&f.path), f.line, f.column), text),
+            labels,
+            help: Some(sanitize(&help)),
+        };
+        let mut s = String::new();
+        if handler.render_report(&mut s, &diag).is_err() {
+            s = format!("{}:{}:{}: {} {}\n", f.path, f.line, f.column, f.rule.id, f.message);
+        }
+        out.push_str(&s);
+        out.push('\n');
+    }
+    for e in &report.errors {
+        let line = e.line.map(|l| format!(":{l}")).unwrap_or_default();
+        out.push_str(&sanitize(&format!("{}: {}{line}: {} ({})\n", e.severity, e.path, e.message, e.kind)));
+    }
+    let s = &report.summary;
+    let by_rule: Vec<String> = s.by_rule.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    out.push_str(&format!(
+        "{} finding{}{} in {} Java file{}",
+        s.findings,
+        if s.findings == 1 { "" } else { "s" },
+        if by_rule.is_empty() { String::new() } else { format!(" ({})", by_rule.join(", ")) },
+        s.files_scanned,
+        if s.files_scanned == 1 { "" } else { "s" },
+    ));
+    if s.files_with_syntax_errors > 0 {
+        out.push_str(&format!("; {} with syntax errors (analysed around them)", s.files_with_syntax_errors));
+    }
+    if s.files_failed > 0 {
+        out.push_str(&format!("; {} not analysed", s.files_failed));
+    }
+    out.push('\n');
+    if !s.not_analysed.is_empty() {
+        let parts: Vec<String> = s.not_analysed.iter().map(|(k, v)| format!("{v} .{k}")).collect();
+        out.push_str(&format!("Not analysed (not Java): {} file(s)\n", parts.join(", ")));
+    }
+    out
+}

@@ -1,0 +1,92 @@
+//! The rule catalogue: one file per rule, each declaring its metadata and documentation once.
+//! `explain`, the README table and SARIF help all read it from here.
+
+use crate::catalogue::SourceKind;
+use serde::Serialize;
+
+mod rl001;
+mod rl002;
+mod rl003;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Note => "note",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Rule {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub level: Level,
+    /// The kind of per-attempt source this rule reports.
+    pub source: SourceKind,
+    /// One line: what it finds.
+    pub summary: &'static str,
+    /// Markdown: why it is a bug, the unsafe and the safe pattern, how to fix.
+    pub doc: &'static str,
+    /// How the message names what happens to the value (`becomes the idempotency key`).
+    pub verb: &'static str,
+    pub consequence: &'static str,
+}
+
+/// Declare a rule's metadata once, next to its documentation.
+macro_rules! declare_rule {
+    ($(#[doc = $doc:literal])* $ident:ident { id: $id:literal, name: $name:literal, level: $level:ident,
+      source: $source:ident, summary: $summary:literal, verb: $verb:literal, consequence: $cons:literal $(,)? }) => {
+        pub const $ident: $crate::rules::Rule = $crate::rules::Rule {
+            id: $id,
+            name: $name,
+            level: $crate::rules::Level::$level,
+            source: $crate::catalogue::SourceKind::$source,
+            summary: $summary,
+            doc: concat!($($doc, "\n"),*),
+            verb: $verb,
+            consequence: $cons,
+        };
+    };
+}
+pub(crate) use declare_rule;
+
+/// Every rule, in id order.
+pub const ALL: &[&Rule] = &[&rl001::RULE, &rl002::RULE, &rl003::RULE];
+
+pub fn by_id(id: &str) -> Option<&'static Rule> {
+    ALL.iter().copied().find(|r| r.id.eq_ignore_ascii_case(id) || r.name == id)
+}
+
+pub fn for_source(kind: SourceKind) -> &'static Rule {
+    ALL.iter().copied().find(|r| r.source == kind).unwrap_or(ALL[0])
+}
+
+/// Documentation text as a terminal shows it: markdown headings and fences kept readable.
+pub fn explain(rule: &Rule) -> String {
+    format!("{} ({}) — {}\nDefault level: {}\n\n{}", rule.id, rule.name, rule.summary, rule.level.as_str(), rule.doc.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_is_documented() {
+        for r in ALL {
+            for section in ["## Why is this bad?", "## Example", "## How to fix"] {
+                assert!(r.doc.contains(section), "{} lacks {section}", r.id);
+            }
+        }
+        assert_eq!(by_id("rl002").map(|r| r.id), Some("RL002"));
+    }
+}

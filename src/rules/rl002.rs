@@ -1,0 +1,40 @@
+use super::declare_rule;
+
+declare_rule! {
+    /// ## What it does
+    /// Finds a fine-grained clock value — `System.currentTimeMillis()`, `System.nanoTime()`,
+    /// `Instant.now()`, `LocalDateTime.now()`, `new Date()`, `Clock#millis` … — read inside
+    /// re-executed code and used in an idempotency key in the same attempt.
+    ///
+    /// ## Why is this bad?
+    /// The clock moves between attempts: the retry after a timeout or backoff reads a later
+    /// time, builds a different key, and the provider processes the retry as a new operation.
+    /// Formatting or truncating the timestamp (to seconds, to a string) does not help: a retry
+    /// a few seconds later still crosses the boundary.
+    ///
+    /// ## Example
+    /// ```java
+    /// return retryTemplate.execute(ctx -> {
+    ///     String key = orderId + "-" + System.currentTimeMillis();   // differs per attempt
+    ///     return client.post(payment, Map.of("Idempotency-Key", key));
+    /// });
+    /// ```
+    ///
+    /// ## How to fix
+    /// Read the time once, before the retried code, or use a coarse value that identifies the
+    /// operation (the billing period as `LocalDate`/`YearMonth`), which is not reported:
+    /// ```java
+    /// YearMonth period = YearMonth.now(clock);                          // stable for the run
+    /// String key = orderId + "-" + period;
+    /// return retryTemplate.execute(ctx -> client.post(payment, Map.of("Idempotency-Key", key)));
+    /// ```
+    RULE {
+        id: "RL002",
+        name: "clock-idempotency-key-in-retry",
+        level: Error,
+        source: Clock,
+        summary: "A fine-grained clock value becomes an idempotency key inside code that is re-executed on every attempt",
+        verb: "is read",
+        consequence: "each retry sends a new key",
+    }
+}

@@ -1,0 +1,309 @@
+//! A small, owned intermediate form of a Java compilation unit.
+//!
+//! Lowering keeps only what the analysis needs (declarations, calls, data flow shapes and
+//! spans), so syntax trees never outlive the parse of their own file.
+
+use serde::{Deserialize, Serialize};
+
+/// A byte range in a file plus the zero-based row/byte-column of its ends, as tree-sitter gives them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+    pub start_row: u32,
+    pub start_col: u32,
+    pub end_row: u32,
+    pub end_col: u32,
+}
+
+impl Span {
+    /// One-based line of the start.
+    pub fn line(&self) -> u32 {
+        self.start_row + 1
+    }
+}
+
+/// Index of a lambda or anonymous-class method inside its enclosing method; 0 is the method body.
+pub type ScopeId = u32;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Scope {
+    pub parent: Option<ScopeId>,
+    pub span: Span,
+    /// Parameters of the lambda or anonymous method (name, declared type if written).
+    pub params: Vec<(String, Option<String>)>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Annotation {
+    /// As written: `Retryable` or `org.springframework.retry.annotation.Retryable`.
+    pub name: String,
+    /// (element name, value); an unnamed single value has `None`.
+    pub args: Vec<(Option<String>, Expr)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Param {
+    pub name: String,
+    pub ty: String,
+    pub annotations: Vec<Annotation>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Modifiers {
+    pub is_public: bool,
+    pub is_static: bool,
+    pub is_abstract: bool,
+    pub is_final: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Method {
+    pub name: String,
+    /// Index of the declaring class in [`FileFacts::classes`].
+    pub class: usize,
+    pub params: Vec<Param>,
+    /// Declared return type; empty for constructors.
+    pub ret: String,
+    pub annotations: Vec<Annotation>,
+    pub modifiers: Modifiers,
+    pub is_ctor: bool,
+    pub body: Option<Block>,
+    pub span: Span,
+    pub name_span: Span,
+    pub scopes: Vec<Scope>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClassKind {
+    Class,
+    Interface,
+    Enum,
+    Record,
+    Annotation,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Field {
+    pub name: String,
+    pub ty: String,
+    pub init: Option<Expr>,
+    pub modifiers: Modifiers,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Class {
+    pub name: String,
+    /// Package-qualified, with `.` between nested classes.
+    pub fqn: String,
+    pub kind: ClassKind,
+    pub supertypes: Vec<String>,
+    pub annotations: Vec<Annotation>,
+    pub modifiers: Modifiers,
+    pub fields: Vec<Field>,
+    pub outer: Option<usize>,
+    pub span: Span,
+    /// Field initializers run by constructors, lowered as a pseudo-method body (index into methods).
+    pub initializer: Option<usize>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Import {
+    pub path: String,
+    pub is_static: bool,
+    pub wildcard: bool,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FileFacts {
+    pub package: String,
+    pub imports: Vec<Import>,
+    pub classes: Vec<Class>,
+    pub methods: Vec<Method>,
+    /// Spans tree-sitter could not parse (ERROR or MISSING nodes).
+    pub syntax_errors: Vec<Span>,
+}
+
+pub type Block = Vec<Stmt>;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Stmt {
+    Local {
+        ty: String,
+        name: String,
+        init: Option<Expr>,
+        span: Span,
+    },
+    Expr(Expr),
+    If {
+        cond: Expr,
+        then: Block,
+        els: Option<Block>,
+    },
+    /// while / do / for / enhanced for: the body may run any number of times.
+    Loop {
+        head: Vec<Stmt>,
+        cond: Option<Expr>,
+        update: Vec<Expr>,
+        body: Block,
+        /// `for (T x : coll)`: the element variable.
+        each: Option<(String, String, Expr)>,
+    },
+    Try {
+        resources: Block,
+        body: Block,
+        catches: Vec<(String, Block)>,
+        finally: Option<Block>,
+    },
+    Return(Option<Expr>, Span),
+    Throw(Expr),
+    Block(Block),
+    Switch {
+        scrutinee: Expr,
+        arms: Vec<Block>,
+    },
+    /// break / continue / empty / anything without data flow.
+    Jump,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Expr {
+    Call(Box<Call>),
+    New(Box<New>),
+    Name(String, Span),
+    Field(Box<Expr>, String, Span),
+    This(Span),
+    Str(String, Span),
+    /// A non-string literal, as written (`0`, `true`, `'c'`).
+    Lit(String, Span),
+    Null(Span),
+    Lambda(Box<Lambda>),
+    MethodRef(Box<MethodRef>),
+    Assign(Box<Assign>),
+    Ternary(Box<Expr>, Box<Expr>, Box<Expr>, Span),
+    Binary(Box<Binary>),
+    Not(Box<Expr>, Span),
+    Cast(String, Box<Expr>, Span),
+    /// Any other expression whose value derives from its operands (array access, parentheses…).
+    Op(Vec<Expr>, Span),
+    /// An expression that yields a fresh, unrelated value (instanceof, class literal…).
+    Opaque(Span),
+    /// A switch expression: its arms' values.
+    Switch(Box<Expr>, Vec<Block>, Span),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Call {
+    pub recv: Option<Expr>,
+    pub name: String,
+    pub args: Vec<Expr>,
+    pub span: Span,
+    pub name_span: Span,
+    /// The lambda/anonymous scope this call is evaluated in.
+    pub scope: ScopeId,
+    /// `super.name(…)`
+    pub on_super: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct New {
+    pub ty: String,
+    pub args: Vec<Expr>,
+    pub span: Span,
+    pub scope: ScopeId,
+    /// Methods of an anonymous class body: (name, scope of its body, body).
+    pub anon: Vec<AnonMethod>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AnonMethod {
+    pub name: String,
+    pub scope: ScopeId,
+    pub body: Block,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Lambda {
+    pub scope: ScopeId,
+    pub body: LambdaBody,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum LambdaBody {
+    Expr(Expr),
+    Block(Block),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MethodRef {
+    /// `this`, `super`, a type name, or an expression.
+    pub recv: Expr,
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Assign {
+    pub target: Expr,
+    /// `=`, `+=`, …
+    pub op: String,
+    pub value: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Binary {
+    pub op: String,
+    pub left: Expr,
+    pub right: Expr,
+    pub span: Span,
+}
+
+impl Expr {
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Call(c) => c.span,
+            Expr::New(n) => n.span,
+            Expr::Name(_, s)
+            | Expr::Field(_, _, s)
+            | Expr::This(s)
+            | Expr::Str(_, s)
+            | Expr::Lit(_, s)
+            | Expr::Null(s)
+            | Expr::Ternary(_, _, _, s)
+            | Expr::Not(_, s)
+            | Expr::Cast(_, _, s)
+            | Expr::Op(_, s)
+            | Expr::Opaque(s)
+            | Expr::Switch(_, _, s) => *s,
+            Expr::Lambda(l) => l.span,
+            Expr::MethodRef(m) => m.span,
+            Expr::Assign(a) => a.span,
+            Expr::Binary(b) => b.span,
+        }
+    }
+
+    /// `a.b.c` written as names and field accesses, as a dotted string.
+    pub fn dotted(&self) -> Option<String> {
+        match self {
+            Expr::Name(n, _) => Some(n.clone()),
+            Expr::Field(recv, name, _) => Some(format!("{}.{}", recv.dotted()?, name)),
+            _ => None,
+        }
+    }
+
+    /// Strip casts and parentheses.
+    pub fn peel(&self) -> &Expr {
+        let mut e = self;
+        loop {
+            match e {
+                Expr::Cast(_, inner, _) => e = inner,
+                Expr::Op(v, _) if v.len() == 1 => e = &v[0],
+                _ => return e,
+            }
+        }
+    }
+}
