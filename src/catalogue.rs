@@ -74,7 +74,9 @@ pub struct OperatorArgs {
     pub args: Vec<usize>,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum SourceKind {
     Random,
@@ -228,7 +230,11 @@ impl Catalogue {
     /// Is `param` (a parameter or record component name) a deduplication key by its name?
     pub fn is_key_param(&self, param: &str) -> bool {
         let n = normalize(param);
-        self.sinks.parameters.contains.iter().any(|c| n.contains(c.as_str()))
+        self.sinks
+            .parameters
+            .contains
+            .iter()
+            .any(|c| n.contains(c.as_str()))
             || self.sinks.parameters.equals.iter().any(|e| n == *e)
     }
 

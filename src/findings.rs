@@ -60,7 +60,14 @@ fn related(project: &Project, loc: &Loc, message: String) -> Related {
 
 /// Does region `r` (with its reach) cover a source evaluated in scope `s` and a sink executed
 /// in scope `t` of method `m`?
-fn covers(project: &Project, r: &Region, reach: &BTreeSet<MethodId>, m: MethodId, s: u32, t: u32) -> bool {
+fn covers(
+    project: &Project,
+    r: &Region,
+    reach: &BTreeSet<MethodId>,
+    m: MethodId,
+    s: u32,
+    t: u32,
+) -> bool {
     reach.contains(&m)
         || r.parts.iter().any(|p| match p {
             Part::Whole(x) => *x == m,
@@ -85,7 +92,10 @@ pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
         all_regions.extend(flows[id].regions.iter().cloned());
     }
     all_regions.sort_by(|a, b| a.loc.cmp(&b.loc).then(a.label.cmp(&b.label)));
-    let reaches: Vec<BTreeSet<MethodId>> = all_regions.iter().map(|r| regions::reach(project, &flows, r)).collect();
+    let reaches: Vec<BTreeSet<MethodId>> = all_regions
+        .iter()
+        .map(|r| regions::reach(project, &flows, r))
+        .collect();
 
     // (rule, file, source span) → finding under construction
     let mut grouped: BTreeMap<(&'static str, u32, Span), Finding> = BTreeMap::new();
@@ -124,8 +134,16 @@ pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
                 regions: Vec::new(),
                 fingerprint: String::new(),
             });
-            let sink = related(project, &ev.sink.loc, format!("becomes the idempotency key: {}", ev.sink.label));
-            if !entry.sinks.iter().any(|s| s.path == sink.path && s.span == sink.span) {
+            let sink = related(
+                project,
+                &ev.sink.loc,
+                format!("becomes the idempotency key: {}", ev.sink.label),
+            );
+            if !entry
+                .sinks
+                .iter()
+                .any(|s| s.path == sink.path && s.span == sink.span)
+            {
                 entry.sinks.push(sink);
             }
             region_sets.entry(key).or_default().extend(covering);
@@ -133,7 +151,8 @@ pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
     }
     let mut out = Vec::new();
     for (key, mut f) in grouped {
-        f.sinks.sort_by(|a, b| (&a.path, a.span).cmp(&(&b.path, b.span)));
+        f.sinks
+            .sort_by(|a, b| (&a.path, a.span).cmp(&(&b.path, b.span)));
         let regs: Vec<&Region> = region_sets[&key].iter().map(|i| &all_regions[*i]).collect();
         for r in &regs {
             let what = if r.scheduler {
@@ -141,7 +160,11 @@ pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
             } else {
                 "re-executed on every attempt"
             };
-            f.regions.push(related(project, &r.loc, format!("{}: {what}", r.describe())));
+            f.regions.push(related(
+                project,
+                &r.loc,
+                format!("{}: {what}", r.describe()),
+            ));
         }
         f.message = message(&f, &regs, project);
         out.push(f);
@@ -150,7 +173,11 @@ pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
 }
 
 fn message(f: &Finding, regs: &[&Region], project: &Project) -> String {
-    let noun = if regs.iter().all(|r| r.scheduler) { "run" } else { "attempt" };
+    let noun = if regs.iter().all(|r| r.scheduler) {
+        "run"
+    } else {
+        "attempt"
+    };
     let where_: Vec<String> = regs
         .iter()
         .map(|r| {
@@ -200,7 +227,12 @@ pub fn finish(findings: &mut [Finding], texts: &BTreeMap<String, String>) {
             (span.start as usize, span.start_col as usize)
         };
         match texts.get(path) {
-            Some(t) if off <= t.len() && off >= col && t.is_char_boundary(off - col) && t.is_char_boundary(off) => {
+            Some(t)
+                if off <= t.len()
+                    && off >= col
+                    && t.is_char_boundary(off - col)
+                    && t.is_char_boundary(off) =>
+            {
                 t[off - col..off].encode_utf16().count() as u32 + 1
             }
             _ => col as u32 + 1,
@@ -209,12 +241,19 @@ pub fn finish(findings: &mut [Finding], texts: &BTreeMap<String, String>) {
     for f in findings.iter_mut() {
         f.column = col(&f.path, f.span, false);
         f.end_column = col(&f.path, f.span, true);
-        for r in f.sinks.iter_mut().chain(f.regions.iter_mut()).chain(f.via.iter_mut()) {
+        for r in f
+            .sinks
+            .iter_mut()
+            .chain(f.regions.iter_mut())
+            .chain(f.via.iter_mut())
+        {
             r.column = col(&r.path, r.span, false);
             r.end_column = col(&r.path, r.span, true);
         }
     }
-    findings.sort_by(|a, b| (&a.path, a.line, a.column, a.rule.id).cmp(&(&b.path, b.line, b.column, b.rule.id)));
+    findings.sort_by(|a, b| {
+        (&a.path, a.line, a.column, a.rule.id).cmp(&(&b.path, b.line, b.column, b.rule.id))
+    });
     let mut seen: HashMap<String, usize> = HashMap::new();
     for f in findings.iter_mut() {
         let line_text: String = texts
@@ -224,7 +263,10 @@ pub fn finish(findings: &mut [Finding], texts: &BTreeMap<String, String>) {
             .chars()
             .filter(|c| !c.is_whitespace())
             .collect();
-        let base = format!("{}\u{0}{}\u{0}{}\u{0}{}", f.rule.id, f.path, f.method, line_text);
+        let base = format!(
+            "{}\u{0}{}\u{0}{}\u{0}{}",
+            f.rule.id, f.path, f.method, line_text
+        );
         let n = seen.entry(base.clone()).or_default();
         *n += 1;
         let digest = Sha256::digest(format!("{base}\u{0}{n}").as_bytes());

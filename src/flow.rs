@@ -62,6 +62,8 @@ pub struct Event {
     pub source: u32,
     pub sink: SinkRef,
     pub scope: ScopeId,
+    /// The call or `new` in this method through which the sink is reached.
+    pub at: Span,
 }
 
 #[derive(Default)]
@@ -115,7 +117,13 @@ pub fn summarize(project: &Project, cat: &Catalogue) -> Summaries {
 }
 
 /// Analyse one method with the given callee summaries.
-pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodId, collect: bool) -> MethodFlow {
+pub fn analyze(
+    project: &Project,
+    cat: &Catalogue,
+    sums: &Summaries,
+    id: MethodId,
+    collect: bool,
+) -> MethodFlow {
     let method = project.method(id);
     let mut defs = HashMap::new();
     if let Some(b) = &method.body {
@@ -134,6 +142,7 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
         first_attempt_vars: BTreeSet::new(),
         stores: Vec::new(),
         pending: Vec::new(),
+        persisted: Vec::new(),
         suppress: 0,
         lambda_rets: Vec::new(),
         ret: Taint::new(),
@@ -143,7 +152,8 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
         collect,
     };
     for (i, p) in method.params.iter().enumerate() {
-        cx.env.insert(p.name.clone(), [Origin::Param(i as u16)].into());
+        cx.env
+            .insert(p.name.clone(), [Origin::Param(i as u16)].into());
         cx.types.insert(p.name.clone(), p.ty.clone());
     }
     if let Some(body) = &method.body {
@@ -179,6 +189,22 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
     cx.out
 }
 
+#[derive(Clone)]
+struct Store {
+    /// Order of the write among this method's stores.
+    seq: usize,
+    place: String,
+    value: Taint,
+    call: Option<Span>,
+}
+
+struct Pending {
+    owner: String,
+    place: String,
+    fresh: Taint,
+    calls: Vec<Span>,
+}
+
 /// A guard on an `if`: which branch runs when the key is absent (or on the first attempt).
 struct Guard {
     places: Vec<String>,
@@ -198,11 +224,12 @@ struct Cx<'p> {
     /// Local → the durable place its value was read from (`this.key`, `ctx@key`, `order#key`).
     read_place: HashMap<String, String>,
     first_attempt_vars: BTreeSet<String>,
-    /// Values written to durable places, in order: (place, value).
-    stores: Vec<(String, Taint)>,
-    /// Generate-once values stored on a local entity, stable once the entity is persisted:
-    /// (entity local, place, origins).
-    pending: Vec<(String, String, Taint)>,
+    /// Values written to durable places, in order: (place, value, the storing call if any).
+    stores: Vec<Store>,
+    /// Generate-once values stored on a local entity, stable once the entity is persisted.
+    pending: Vec<Pending>,
+    /// Entities persisted so far: (entity local, number of stores made before).
+    persisted: Vec<(String, usize)>,
     /// >0 while evaluating a lambda that runs only when a key is absent.
     suppress: u32,
     lambda_rets: Vec<Taint>,
@@ -287,11 +314,17 @@ impl<'p> Cx<'p> {
                     return Some(self.resolve(t));
                 }
                 let (owner, f) = self.project.field(self.class, n)?;
-                Some(self.project.resolve_type(owner.0, Some(owner.1 as usize), &f.ty))
+                Some(
+                    self.project
+                        .resolve_type(owner.0, Some(owner.1 as usize), &f.ty),
+                )
             }
             Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => {
                 let (owner, f) = self.project.field(self.class, n)?;
-                Some(self.project.resolve_type(owner.0, Some(owner.1 as usize), &f.ty))
+                Some(
+                    self.project
+                        .resolve_type(owner.0, Some(owner.1 as usize), &f.ty),
+                )
             }
             Expr::New(n) => Some(self.resolve(&n.ty)),
             Expr::Cast(t, _, _) => Some(self.resolve(t)),
@@ -305,14 +338,20 @@ impl<'p> Cx<'p> {
                         }
                     }
                     if let TypeRef::Project(k) = owner {
-                        let m = *self.project.methods_in_hierarchy(k, &c.name, c.args.len()).first()?;
+                        let m = *self
+                            .project
+                            .methods_in_hierarchy(k, &c.name, c.args.len())
+                            .first()?;
                         return Some(self.ret_type(m));
                     }
                     return None;
                 }
                 let t = self.type_of(recv)?;
                 if let TypeRef::Project(k) = t {
-                    let m = *self.project.methods_in_hierarchy(k, &c.name, c.args.len()).first()?;
+                    let m = *self
+                        .project
+                        .methods_in_hierarchy(k, &c.name, c.args.len())
+                        .first()?;
                     return Some(self.ret_type(m));
                 }
                 None
@@ -331,8 +370,14 @@ impl<'p> Cx<'p> {
     /// The environment key of an expression that names a place, if it does.
     fn place_of(&self, e: &Expr) -> Option<String> {
         match e.peel() {
-            Expr::Name(n, _) if self.is_local(n) || self.env.contains_key(n) && !self.is_field(n) => Some(n.clone()),
-            Expr::Name(n, _) if self.is_field(n) && !self.is_static_field(n) => Some(format!("this.{n}")),
+            Expr::Name(n, _)
+                if self.is_local(n) || self.env.contains_key(n) && !self.is_field(n) =>
+            {
+                Some(n.clone())
+            }
+            Expr::Name(n, _) if self.is_field(n) && !self.is_static_field(n) => {
+                Some(format!("this.{n}"))
+            }
             Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => Some(format!("this.{n}")),
             Expr::Call(c) => self.place_of_call(c),
             _ => None,
@@ -344,14 +389,18 @@ impl<'p> Cx<'p> {
             {
                 let recv = c.recv.as_ref()?;
                 let owner = self.place_of(recv)?;
-                if let Some(p) = property_of(&c.name, "get").or_else(|| property_of(&c.name, "is")) {
+                if let Some(p) = property_of(&c.name, "get").or_else(|| property_of(&c.name, "is"))
+                {
                     if c.args.is_empty() {
                         return Some(format!("{owner}#{p}"));
                     }
                 }
                 for s in &self.cat.guards.store {
                     if s.reads.contains(&c.name) {
-                        let key = c.args.get(s.key_arg).and_then(|k| self.project.constant(self.class, k))?;
+                        let key = c
+                            .args
+                            .get(s.key_arg)
+                            .and_then(|k| self.project.constant(self.class, k))?;
                         return Some(format!("{owner}@{key}"));
                     }
                 }
@@ -513,8 +562,12 @@ impl<'p> Cx<'p> {
                         l.first_attempt |= r.first_attempt;
                         Some(l)
                     }
-                    (Some(g), None) | (None, Some(g)) if b.op == "&&" && g.absent_in_then => Some(g),
-                    (Some(g), None) | (None, Some(g)) if b.op == "||" && !g.absent_in_then => Some(g),
+                    (Some(g), None) | (None, Some(g)) if b.op == "&&" && g.absent_in_then => {
+                        Some(g)
+                    }
+                    (Some(g), None) | (None, Some(g)) if b.op == "||" && !g.absent_in_then => {
+                        Some(g)
+                    }
                     _ => None,
                 }
             }
@@ -588,13 +641,13 @@ impl<'p> Cx<'p> {
         let mark = self.stores.len();
         self.block(then);
         let env_then = std::mem::replace(&mut self.env, before.clone());
-        let then_stores: Vec<(String, Taint)> = self.stores[mark..].to_vec();
+        let then_stores: Vec<Store> = self.stores[mark..].to_vec();
         let mark2 = self.stores.len();
         if let Some(e) = els {
             self.block(e);
         }
         let env_else = std::mem::take(&mut self.env);
-        let else_stores: Vec<(String, Taint)> = self.stores[mark2..].to_vec();
+        let else_stores: Vec<Store> = self.stores[mark2..].to_vec();
         let (mut absent, other, stores) = match &guard {
             Some(g) if !g.absent_in_then => (env_else, env_then, else_stores),
             _ => (env_then, env_else, then_stores),
@@ -605,13 +658,15 @@ impl<'p> Cx<'p> {
         self.env = join(&absent, &other);
     }
 
-    /// Values generated on the absent branch and stored where the guard reads are stable.
-    fn generate_once(&mut self, g: &Guard, before: &Env, absent: &mut Env, stores: &[(String, Taint)]) {
-        let changed: Vec<String> = absent
+    /// Values generated on the absent branch and stored where the guard reads are stable; so is
+    /// the storing call itself when it is a key sink (`entity.setIdempotencyKey(UUID…)`).
+    fn generate_once(&mut self, g: &Guard, before: &Env, absent: &mut Env, stores: &[Store]) {
+        let mut changed: Vec<String> = absent
             .iter()
             .filter(|(k, v)| before.get(*k) != Some(*v))
             .map(|(k, _)| k.clone())
             .collect();
+        changed.sort();
         for k in changed {
             let v = absent[&k].clone();
             let read = self.read_place.get(&k).cloned();
@@ -621,23 +676,53 @@ impl<'p> Cx<'p> {
             if !relevant {
                 continue;
             }
-            let fresh: Taint = v.iter().filter(|o| matches!(o, Origin::Fresh(_))).cloned().collect();
-            let stored = stores.iter().any(|(place, t)| {
-                let same_place = place == &k
-                    || read.as_deref() == Some(place.as_str())
-                    || (g.first_attempt && place.contains('@'));
-                same_place && fresh.is_subset(t)
-            });
-            if !stored {
+            let fresh: Taint = v
+                .iter()
+                .filter(|o| matches!(o, Origin::Fresh(_)))
+                .cloned()
+                .collect();
+            let matching: Vec<&Store> = stores
+                .iter()
+                .filter(|st| {
+                    let same_place = st.place == k
+                        || read.as_deref() == Some(st.place.as_str())
+                        || (g.first_attempt && st.place.contains('@'));
+                    same_place && fresh.is_subset(&st.value)
+                })
+                .collect();
+            if matching.is_empty() {
                 continue;
             }
+            let calls: Vec<Span> = matching.iter().filter_map(|st| st.call).collect();
             if self.is_durable(&k) || read.as_ref().is_some_and(|r| self.is_durable(r)) {
                 absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
+                self.drop_store_events(&fresh, &calls);
             } else if let Some((owner, _)) = k.split_once('#') {
                 // An entity of this attempt: stable only once persisted.
-                self.pending.push((owner.to_string(), k.clone(), fresh));
+                let first_store = matching.iter().map(|st| st.seq).min().unwrap_or(0);
+                if self
+                    .persisted
+                    .iter()
+                    .any(|(o, n)| o == owner && *n > first_store)
+                {
+                    absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
+                    self.drop_store_events(&fresh, &calls);
+                    continue;
+                }
+                self.pending.push(Pending {
+                    owner: owner.to_string(),
+                    place: k.clone(),
+                    fresh,
+                    calls,
+                });
             }
         }
+    }
+
+    fn drop_store_events(&mut self, fresh: &Taint, calls: &[Span]) {
+        self.out
+            .events
+            .retain(|e| !(calls.contains(&e.at) && fresh.contains(&Origin::Fresh(e.source))));
     }
 
     /// At a normal exit, `this` fields holding per-attempt values are part of the summary.
@@ -700,13 +785,22 @@ impl<'p> Cx<'p> {
             if m.modifiers.is_abstract {
                 for a in &p.annotations {
                     let t = self.resolve(&a.name);
-                    if !self.cat.sinks.headers.annotations.iter().any(|h| self.project.type_is(&t, h)) {
+                    if !self
+                        .cat
+                        .sinks
+                        .headers
+                        .annotations
+                        .iter()
+                        .any(|h| self.project.type_is(&t, h))
+                    {
                         continue;
                     }
                     let header = a
                         .args
                         .iter()
-                        .find(|(k, _)| k.is_none() || matches!(k.as_deref(), Some("value" | "name")))
+                        .find(|(k, _)| {
+                            k.is_none() || matches!(k.as_deref(), Some("value" | "name"))
+                        })
                         .and_then(|(_, v)| self.project.constant(self.class, v));
                     if header.is_some_and(|h| self.cat.is_idempotency_header(&h)) {
                         self.out.summary.param_sinks.insert(
@@ -724,7 +818,14 @@ impl<'p> Cx<'p> {
 
     // ---- expressions --------------------------------------------------------------------
 
-    fn fresh(&mut self, kind: SourceKind, span: Span, scope: ScopeId, label: String, via: Option<SourceDesc>) -> Taint {
+    fn fresh(
+        &mut self,
+        kind: SourceKind,
+        span: Span,
+        scope: ScopeId,
+        label: String,
+        via: Option<SourceDesc>,
+    ) -> Taint {
         if self.suppress > 0 {
             return Taint::new();
         }
@@ -739,19 +840,28 @@ impl<'p> Cx<'p> {
         [Origin::Fresh(i)].into()
     }
 
-    fn sink(&mut self, t: &Taint, sink: SinkRef, scope: ScopeId) {
+    fn sink(&mut self, t: &Taint, sink: SinkRef, scope: ScopeId, at: Span) {
         for o in t {
             match o {
                 Origin::Fresh(i) => self.out.events.push(Event {
                     source: *i,
                     sink: sink.clone(),
                     scope,
+                    at,
                 }),
                 Origin::Param(p) => {
-                    self.out.summary.param_sinks.entry(*p).or_insert_with(|| sink.clone());
+                    self.out
+                        .summary
+                        .param_sinks
+                        .entry(*p)
+                        .or_insert_with(|| sink.clone());
                 }
                 Origin::Field(f) => {
-                    self.out.summary.field_sinks.entry(f.clone()).or_insert_with(|| sink.clone());
+                    self.out
+                        .summary
+                        .field_sinks
+                        .entry(f.clone())
+                        .or_insert_with(|| sink.clone());
                 }
             }
         }
@@ -774,9 +884,14 @@ impl<'p> Cx<'p> {
         }
     }
 
-    fn assign_place(&mut self, place: String, t: Taint, replace: bool) {
+    fn assign_place(&mut self, place: String, t: Taint, replace: bool, call: Option<Span>) {
         if place.starts_with("this.") || place.contains('#') || place.contains('@') {
-            self.stores.push((place.clone(), t.clone()));
+            self.stores.push(Store {
+                seq: self.stores.len(),
+                place: place.clone(),
+                value: t.clone(),
+                call,
+            });
         }
         if replace {
             self.env.insert(place, t);
@@ -806,7 +921,9 @@ impl<'p> Cx<'p> {
                     self.eval(r)
                 }
             },
-            Expr::This(_) | Expr::Str(..) | Expr::Lit(..) | Expr::Null(_) | Expr::Opaque(_) => Taint::new(),
+            Expr::This(_) | Expr::Str(..) | Expr::Lit(..) | Expr::Null(_) | Expr::Opaque(_) => {
+                Taint::new()
+            }
             Expr::Lambda(l) => self.eval_lambda(l),
             Expr::MethodRef(m) => {
                 self.method_ref_edge(m, 0);
@@ -816,23 +933,25 @@ impl<'p> Cx<'p> {
                 let v = self.eval(&a.value);
                 let replace = a.op == "=";
                 match a.target.peel() {
-                    Expr::Name(n, _) if self.is_local(n) || self.env.contains_key(n) && !self.is_field(n) => {
+                    Expr::Name(n, _)
+                        if self.is_local(n) || self.env.contains_key(n) && !self.is_field(n) =>
+                    {
                         if replace {
                             self.note_read(n, Some(&a.value));
                         }
-                        self.assign_place(n.clone(), v.clone(), replace);
+                        self.assign_place(n.clone(), v.clone(), replace, None);
                     }
                     Expr::Name(n, _) if self.is_field(n) => {
                         if !self.is_static_field(n) {
-                            self.assign_place(format!("this.{n}"), v.clone(), replace);
+                            self.assign_place(format!("this.{n}"), v.clone(), replace, None);
                         }
                     }
                     Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => {
-                        self.assign_place(format!("this.{n}"), v.clone(), replace);
+                        self.assign_place(format!("this.{n}"), v.clone(), replace, None);
                     }
                     Expr::Field(r, n, _) => {
                         if let Some(p) = self.place_of(r) {
-                            self.assign_place(format!("{p}#{n}"), v.clone(), replace);
+                            self.assign_place(format!("{p}#{n}"), v.clone(), replace, None);
                         }
                     }
                     other => {
@@ -840,7 +959,7 @@ impl<'p> Cx<'p> {
                         if let Expr::Op(parts, _) = other
                             && let Some(p) = parts.first().and_then(|x| self.place_of(x))
                         {
-                            self.assign_place(p, v.clone(), false);
+                            self.assign_place(p, v.clone(), false, None);
                         }
                     }
                 }
@@ -855,7 +974,10 @@ impl<'p> Cx<'p> {
             Expr::Binary(b) => {
                 let l = self.eval(&b.left);
                 let r = self.eval(&b.right);
-                if matches!(b.op.as_str(), "+" | "-" | "*" | "/" | "%" | "^" | "|" | "&" | "<<" | ">>" | ">>>") {
+                if matches!(
+                    b.op.as_str(),
+                    "+" | "-" | "*" | "/" | "%" | "^" | "|" | "&" | "<<" | ">>" | ">>>"
+                ) {
                     let mut t = l;
                     union(&mut t, &r);
                     t
@@ -919,7 +1041,13 @@ impl<'p> Cx<'p> {
     }
 
     pub fn method_ref_targets(&self, m: &MethodRef) -> Vec<MethodId> {
-        method_ref_targets(self.project, self.class, m, |e| self.type_of(e), |e| self.is_type_name(e))
+        method_ref_targets(
+            self.project,
+            self.class,
+            m,
+            |e| self.type_of(e),
+            |e| self.is_type_name(e),
+        )
     }
 
     /// The label of a source call as written: `UUID.randomUUID()`, `rnd.nextLong()`.
@@ -1061,7 +1189,15 @@ impl<'p> Cx<'p> {
         {
             let t = t.clone();
             let label = self.sink_label(c);
-            self.sink(&t, SinkRef { loc: here.clone(), label }, c.scope);
+            self.sink(
+                &t,
+                SinkRef {
+                    loc: here.clone(),
+                    label,
+                },
+                c.scope,
+                c.span,
+            );
         }
         // Idempotency headers.
         if self.cat.sinks.headers.setters.contains(&c.name)
@@ -1077,35 +1213,62 @@ impl<'p> Cx<'p> {
                     label: format!("the `{h}` header"),
                 },
                 c.scope,
+                c.span,
             );
         }
         // Durable stores (`ctx.setAttribute("key", v)`).
         for s in &self.cat.guards.store {
             if s.writes.contains(&c.name)
                 && let Some(owner) = c.recv.as_ref().and_then(|r| self.place_of(r))
-                && let Some(key) = c.args.get(s.key_arg).and_then(|k| self.project.constant(self.class, k))
+                && let Some(key) = c
+                    .args
+                    .get(s.key_arg)
+                    .and_then(|k| self.project.constant(self.class, k))
                 && let Some(v) = args.get(s.value_arg)
             {
-                self.assign_place(format!("{owner}@{key}"), v.clone(), true);
+                self.assign_place(format!("{owner}@{key}"), v.clone(), true, Some(c.span));
             }
         }
         // Persisting an entity makes its generate-once values durable.
-        if self.cat.guards.persist.prefixes.iter().any(|p| c.name.starts_with(p.as_str())) {
+        if self
+            .cat
+            .guards
+            .persist
+            .prefixes
+            .iter()
+            .any(|p| c.name.starts_with(p.as_str()))
+        {
             for a in &c.args {
                 if let Some(p) = self.place_of(a) {
-                    let done: Vec<(String, Taint)> = self
+                    self.persisted.push((p.clone(), self.stores.len()));
+                    let done: Vec<(String, Taint, Vec<Span>)> = self
                         .pending
                         .iter()
-                        .filter(|(owner, _, _)| *owner == p)
-                        .map(|(_, place, t)| (place.clone(), t.clone()))
+                        .filter(|x| x.owner == p)
+                        .map(|x| (x.place.clone(), x.fresh.clone(), x.calls.clone()))
                         .collect();
-                    for (place, t) in done {
+                    for (place, t, calls) in done {
                         if let Some(v) = self.env.get_mut(&place) {
                             v.retain(|o| !t.contains(o));
                         }
+                        self.drop_store_events(&t, &calls);
                     }
                 }
             }
+        }
+        // Entity properties: a setter stores, a getter reads back what was stored.
+        if let (Some(r), Some(prop)) = (&c.recv, property_of(&c.name, "set"))
+            && let Some(owner) = self.place_of(r)
+            && args.len() == 1
+        {
+            let place = format!("{owner}#{prop}");
+            self.assign_place(place, args[0].clone(), true, Some(c.span));
+        }
+        if c.args.is_empty()
+            && let Some(p) = self.place_of_call(c)
+            && let Some(t) = self.env.get(&p)
+        {
+            return t.clone();
         }
 
         // Project methods.
@@ -1127,7 +1290,8 @@ impl<'p> Cx<'p> {
                 for (p, sink) in &s.param_sinks {
                     let idx = *p as usize;
                     let callee = self.project.method(*m);
-                    let is_vararg = idx + 1 == callee.params.len() && callee.params[idx].ty.ends_with("[]");
+                    let is_vararg =
+                        idx + 1 == callee.params.len() && callee.params[idx].ty.ends_with("[]");
                     let mut t = Taint::new();
                     if is_vararg {
                         for a in args.iter().skip(idx) {
@@ -1144,7 +1308,7 @@ impl<'p> Cx<'p> {
                     }
                 }
                 for (t, sink) in hits {
-                    self.sink(&t, sink, c.scope);
+                    self.sink(&t, sink, c.scope, c.span);
                 }
                 for p in &s.ret_params {
                     if let Some(a) = args.get(*p as usize) {
@@ -1165,8 +1329,11 @@ impl<'p> Cx<'p> {
                     union(&mut result, &t);
                 }
                 if on_this {
-                    let fs: Vec<(String, SourceDesc)> =
-                        s.field_sources.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                    let fs: Vec<(String, SourceDesc)> = s
+                        .field_sources
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
                     for (f, d) in fs {
                         let label = format!("{}() (which stores {} in `{f}`)", c.name, d.label);
                         let t = self.fresh(d.kind, c.span, c.scope, label, Some(d));
@@ -1178,21 +1345,6 @@ impl<'p> Cx<'p> {
             return result;
         }
 
-        // Getter of a property set earlier in this method.
-        if c.args.is_empty()
-            && let Some(p) = self.place_of_call(c)
-            && let Some(t) = self.env.get(&p)
-        {
-            return t.clone();
-        }
-        // Setter: the object now holds the value.
-        if let (Some(r), Some(prop)) = (&c.recv, property_of(&c.name, "set"))
-            && let Some(owner) = self.place_of(r)
-            && args.len() == 1
-        {
-            let place = format!("{owner}#{prop}");
-            self.assign_place(place, args[0].clone(), true);
-        }
         if self.coarse_call(c) {
             let mut t = recv_t;
             for a in args {
@@ -1207,12 +1359,12 @@ impl<'p> Cx<'p> {
             union(&mut t, a);
         }
         if let Some(r) = &c.recv
-            && (c.name.starts_with("append") || c.name.starts_with("add") || c.name.starts_with("put") || c.name == "insert")
-            && let Some(p) = self.place_of(r)
+            && is_mutator(&c.name)
+            && let Some(p) = self.place_of(mutated_root(r))
             && !p.contains('#')
             && !p.contains('@')
         {
-            self.assign_place(p, t.clone(), false);
+            self.assign_place(p, t.clone(), false, None);
         }
         t
     }
@@ -1236,20 +1388,25 @@ impl<'p> Cx<'p> {
                             self.type_of(r)
                         };
                         match t {
-                            Some(t) if !matches!(t, TypeRef::Unknown(_)) => {
-                                row.receiver_types.iter().any(|x| self.project.type_is(&t, x))
+                            Some(t) if !matches!(t, TypeRef::Unknown(_)) => row
+                                .receiver_types
+                                .iter()
+                                .any(|x| self.project.type_is(&t, x)),
+                            _ => {
+                                row.receiver_types
+                                    .iter()
+                                    .any(|x| t.as_ref().is_some_and(|t| self.project.type_is(t, x)))
+                                    || row.receiver_name_contains.as_ref().is_some_and(|needle| {
+                                        receiver_name(r).to_lowercase().contains(needle.as_str())
+                                    })
                             }
-                            _ => row.receiver_types.iter().any(|x| {
-                                t.as_ref().is_some_and(|t| self.project.type_is(t, x))
-                            }) || row
-                                .receiver_name_contains
-                                .as_ref()
-                                .is_some_and(|needle| receiver_name(r).to_lowercase().contains(needle.as_str())),
                         }
                     }
                 }
             };
-            let Some(arg) = c.args.get(row.callback_arg) else { continue };
+            let Some(arg) = c.args.get(row.callback_arg) else {
+                continue;
+            };
             if !ok {
                 continue;
             }
@@ -1329,7 +1486,10 @@ impl<'p> Cx<'p> {
             span: n.span,
         };
         for row in &self.cat.sources.source {
-            if row.constructor && n.args.is_empty() && row.classes.iter().any(|k| self.project.type_is(&ty, k)) {
+            if row.constructor
+                && n.args.is_empty()
+                && row.classes.iter().any(|k| self.project.type_is(&ty, k))
+            {
                 let label = format!("new {}()", n.ty);
                 return self.fresh(row.kind, n.span, n.scope, label, None);
             }
@@ -1346,6 +1506,7 @@ impl<'p> Cx<'p> {
                         label: format!("argument {} of `new {}(…)`", row.arg + 1, n.ty),
                     },
                     n.scope,
+                    n.span,
                 );
             }
         }
@@ -1365,7 +1526,7 @@ impl<'p> Cx<'p> {
                 }
                 let fs: Vec<SourceDesc> = s.field_sources.values().cloned().collect();
                 for (a, sink) in hits {
-                    self.sink(&a, sink, n.scope);
+                    self.sink(&a, sink, n.scope, n.span);
                 }
                 for d in fs {
                     let label = format!("new {}() (whose fields hold {})", n.ty, d.label);
@@ -1376,6 +1537,26 @@ impl<'p> Cx<'p> {
         }
         t
     }
+}
+
+/// Calls that put their arguments into the receiver (`StringBuilder.append`, `List.add`).
+fn is_mutator(name: &str) -> bool {
+    name.starts_with("append")
+        || name.starts_with("add")
+        || name.starts_with("put")
+        || name == "insert"
+}
+
+/// The object a fluent chain of mutators works on: `sb` in `sb.append(a).append(b)`.
+fn mutated_root(e: &Expr) -> &Expr {
+    let mut cur = e;
+    while let Expr::Call(c) = cur.peel() {
+        match &c.recv {
+            Some(r) if is_mutator(&c.name) => cur = r,
+            _ => break,
+        }
+    }
+    cur
 }
 
 /// A short name for a receiver: `retryTemplate`, `this.retry`, `template()`.
@@ -1398,7 +1579,10 @@ pub fn method_ref_targets(
 ) -> Vec<MethodId> {
     let owner = match &m.recv {
         Expr::This(_) => Some(class),
-        r if is_type_name(r) => match r.dotted().map(|d| project.resolve_type(class.0, Some(class.1 as usize), &d)) {
+        r if is_type_name(r) => match r
+            .dotted()
+            .map(|d| project.resolve_type(class.0, Some(class.1 as usize), &d))
+        {
             Some(TypeRef::Project(k)) => Some(k),
             _ => None,
         },

@@ -32,10 +32,39 @@ pub struct Project {
 }
 
 const JAVA_LANG: &[&str] = &[
-    "System", "Math", "StrictMath", "String", "Object", "Integer", "Long", "Double", "Float", "Boolean",
-    "Character", "Byte", "Short", "Thread", "Runnable", "StringBuilder", "StringBuffer", "Iterable",
-    "Exception", "RuntimeException", "Throwable", "Error", "Class", "Enum", "Record", "Void", "Number",
-    "CharSequence", "Comparable", "AutoCloseable", "Override", "Deprecated", "SuppressWarnings",
+    "System",
+    "Math",
+    "StrictMath",
+    "String",
+    "Object",
+    "Integer",
+    "Long",
+    "Double",
+    "Float",
+    "Boolean",
+    "Character",
+    "Byte",
+    "Short",
+    "Thread",
+    "Runnable",
+    "StringBuilder",
+    "StringBuffer",
+    "Iterable",
+    "Exception",
+    "RuntimeException",
+    "Throwable",
+    "Error",
+    "Class",
+    "Enum",
+    "Record",
+    "Void",
+    "Number",
+    "CharSequence",
+    "Comparable",
+    "AutoCloseable",
+    "Override",
+    "Deprecated",
+    "SuppressWarnings",
 ];
 
 impl Project {
@@ -55,7 +84,8 @@ impl Project {
                 p.class_by_fqn.entry(c.fqn.clone()).or_insert(cref);
                 for fld in &c.fields {
                     if fld.modifiers.is_static
-                        && (fld.modifiers.is_final || c.kind == crate::syntax::ir::ClassKind::Interface)
+                        && (fld.modifiers.is_final
+                            || c.kind == crate::syntax::ir::ClassKind::Interface)
                         && let Some(Expr::Str(s, _)) = fld.init.as_ref().map(|e| e.peel())
                     {
                         p.constants_by_name
@@ -71,7 +101,10 @@ impl Project {
                     .entry((fi as u32, m.class as u32))
                     .or_default()
                     .push(mid);
-                p.methods_by_name.entry(m.name.clone()).or_default().push(mid);
+                p.methods_by_name
+                    .entry(m.name.clone())
+                    .or_default()
+                    .push(mid);
             }
         }
         let mut sup: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
@@ -112,7 +145,10 @@ impl Project {
     }
 
     pub fn methods_of(&self, c: ClassRef) -> &[MethodId] {
-        self.methods_of_class.get(&c).map(|v| v.as_slice()).unwrap_or(&[])
+        self.methods_of_class
+            .get(&c)
+            .map(|v| v.as_slice())
+            .unwrap_or(&[])
     }
 
     pub fn all_methods(&self) -> impl Iterator<Item = MethodId> + '_ {
@@ -206,7 +242,11 @@ impl Project {
         match t {
             TypeRef::Project(c) => {
                 let fqn = &self.class(*c).fqn;
-                fqn == pattern || self.supertypes_of(*c).iter().any(|s| &self.class(*s).fqn == pattern)
+                fqn == pattern
+                    || self
+                        .supertypes_of(*c)
+                        .iter()
+                        .any(|s| &self.class(*s).fqn == pattern)
             }
             TypeRef::External(f) => f == pattern,
             TypeRef::Unknown(s) => s == simple_pat || s == pattern,
@@ -271,7 +311,8 @@ impl Project {
                         && let Some(v) = self.constants_by_name.get(n.as_str()).and_then(|v| {
                             v.iter().find(|(cr, _)| {
                                 let fqn = &self.class(*cr).fqn;
-                                imp.path == format!("{fqn}.{n}") || (imp.wildcard && imp.path == *fqn)
+                                imp.path == format!("{fqn}.{n}")
+                                    || (imp.wildcard && imp.path == *fqn)
                             })
                         })
                     {
@@ -330,7 +371,12 @@ impl Project {
     /// Project methods a call may run: by the receiver's declared type (with overrides in
     /// subtypes), by the enclosing classes for an unqualified call, or — receiver type unknown —
     /// by name and arity when exactly one project method matches.
-    pub fn resolve_call(&self, caller: ClassRef, call: &Call, recv: Option<Option<TypeRef>>) -> Vec<MethodId> {
+    pub fn resolve_call(
+        &self,
+        caller: ClassRef,
+        call: &Call,
+        recv: Option<Option<TypeRef>>,
+    ) -> Vec<MethodId> {
         let arity = call.args.len();
         let mut out = match recv {
             None => {

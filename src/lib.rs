@@ -103,7 +103,11 @@ fn load(path: &std::path::Path) -> Loaded {
         Ok(m) if m.len() > MAX_FILE_BYTES => {
             return fail(
                 "skipped",
-                format!("{} bytes is over the {} byte limit; not analysed", m.len(), MAX_FILE_BYTES),
+                format!(
+                    "{} bytes is over the {} byte limit; not analysed",
+                    m.len(),
+                    MAX_FILE_BYTES
+                ),
             );
         }
         Err(e) => return fail("read", format!("cannot read: {e}")),
@@ -176,30 +180,53 @@ pub fn check(opts: &Options) -> Result<Report, RunError> {
     let cat = catalogue::Catalogue::builtin();
     let mut findings = findings::find(&project, cat);
     findings.retain(|f| {
-        (opts.select.is_empty() || opts.select.iter().any(|s| rules::by_id(s).is_some_and(|r| r.id == f.rule.id)))
-            && !opts.ignore.iter().any(|s| rules::by_id(s).is_some_and(|r| r.id == f.rule.id))
+        (opts.select.is_empty()
+            || opts
+                .select
+                .iter()
+                .any(|s| rules::by_id(s).is_some_and(|r| r.id == f.rule.id)))
+            && !opts
+                .ignore
+                .iter()
+                .any(|s| rules::by_id(s).is_some_and(|r| r.id == f.rule.id))
     });
     for f in &findings {
         if !report.texts.contains_key(&f.path)
-            && let Some(p) = found.java.iter().find(|p| discovery::display_path(p) == f.path)
+            && let Some(p) = found
+                .java
+                .iter()
+                .find(|p| discovery::display_path(p) == f.path)
             && let Ok(b) = std::fs::read(p)
         {
-            report.texts.insert(f.path.clone(), String::from_utf8_lossy(&b).into_owned());
+            report
+                .texts
+                .insert(f.path.clone(), String::from_utf8_lossy(&b).into_owned());
         }
         for r in f.sinks.iter().chain(&f.regions) {
             if !report.texts.contains_key(&r.path)
-                && let Some(p) = found.java.iter().find(|p| discovery::display_path(p) == r.path)
+                && let Some(p) = found
+                    .java
+                    .iter()
+                    .find(|p| discovery::display_path(p) == r.path)
                 && let Ok(b) = std::fs::read(p)
             {
-                report.texts.insert(r.path.clone(), String::from_utf8_lossy(&b).into_owned());
+                report
+                    .texts
+                    .insert(r.path.clone(), String::from_utf8_lossy(&b).into_owned());
             }
         }
     }
     findings::finish(&mut findings, &report.texts);
-    report.errors.sort_by(|a, b| (&a.path, a.line, a.kind).cmp(&(&b.path, b.line, b.kind)));
+    report
+        .errors
+        .sort_by(|a, b| (&a.path, a.line, a.kind).cmp(&(&b.path, b.line, b.kind)));
     report.summary.findings = findings.len();
     for f in &findings {
-        *report.summary.by_rule.entry(f.rule.id.to_string()).or_default() += 1;
+        *report
+            .summary
+            .by_rule
+            .entry(f.rule.id.to_string())
+            .or_default() += 1;
     }
     report.findings = findings;
     Ok(report)

@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "retrylint", version, about = "Finds idempotency keys that change between retries in Java code")]
+#[command(
+    name = "retrylint",
+    version,
+    about = "Finds idempotency keys that change between retries in Java code"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -73,7 +77,13 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Rules => {
             for r in rules::ALL {
-                println!("{}  {:<36} {:<8} {}", r.id, r.name, r.level.as_str(), r.summary);
+                println!(
+                    "{}  {:<36} {:<8} {}",
+                    r.id,
+                    r.name,
+                    r.level.as_str(),
+                    r.summary
+                );
             }
             ExitCode::SUCCESS
         }

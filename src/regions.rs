@@ -101,7 +101,11 @@ pub fn scope_within(m: &Method, s: ScopeId, roots: &[ScopeId]) -> bool {
 
 /// Methods whose whole body runs inside the region: the region's own whole methods and every
 /// project method called, transitively, from its code.
-pub fn reach(project: &Project, flows: &HashMap<MethodId, MethodFlow>, r: &Region) -> BTreeSet<MethodId> {
+pub fn reach(
+    project: &Project,
+    flows: &HashMap<MethodId, MethodFlow>,
+    r: &Region,
+) -> BTreeSet<MethodId> {
     let mut seen = BTreeSet::new();
     let mut stack = Vec::new();
     for p in &r.parts {
@@ -243,7 +247,8 @@ impl<'p> Upstream<'p> {
 
     fn resolve(&self, id: MethodId, written: &str) -> TypeRef {
         let class = self.project.class_of(id);
-        self.project.resolve_type(id.0, Some(class.1 as usize), written)
+        self.project
+            .resolve_type(id.0, Some(class.1 as usize), written)
     }
 
     fn is_row_type(&self, t: &TypeRef) -> bool {
@@ -256,11 +261,18 @@ impl<'p> Upstream<'p> {
         self.is_row_type(&t)
     }
 
-    fn call_targets(&self, id: MethodId, defs: &HashMap<String, (&str, &Expr)>, c: &Call) -> Vec<MethodId> {
+    fn call_targets(
+        &self,
+        id: MethodId,
+        defs: &HashMap<String, (&str, &Expr)>,
+        c: &Call,
+    ) -> Vec<MethodId> {
         let class = self.project.class_of(id);
         let recv = match &c.recv {
             None | Some(Expr::This(_)) => None,
-            Some(r) if self.is_type_name(id, defs, r) => Some(r.dotted().map(|d| self.resolve(id, &d))),
+            Some(r) if self.is_type_name(id, defs, r) => {
+                Some(r.dotted().map(|d| self.resolve(id, &d)))
+            }
             Some(r) => Some(self.type_of(id, defs, r)),
         };
         self.project
@@ -270,7 +282,12 @@ impl<'p> Upstream<'p> {
             .collect()
     }
 
-    fn type_of(&self, id: MethodId, defs: &HashMap<String, (&str, &Expr)>, e: &Expr) -> Option<TypeRef> {
+    fn type_of(
+        &self,
+        id: MethodId,
+        defs: &HashMap<String, (&str, &Expr)>,
+        e: &Expr,
+    ) -> Option<TypeRef> {
         match e.peel() {
             Expr::Name(n, _) => {
                 if let Some((ty, _)) = defs.get(n) {
@@ -280,14 +297,23 @@ impl<'p> Upstream<'p> {
                     return Some(self.resolve(id, &p.ty));
                 }
                 let (owner, f) = self.project.field(self.project.class_of(id), n)?;
-                Some(self.project.resolve_type(owner.0, Some(owner.1 as usize), &f.ty))
+                Some(
+                    self.project
+                        .resolve_type(owner.0, Some(owner.1 as usize), &f.ty),
+                )
             }
             _ => None,
         }
     }
 
     /// Is `e` a chain of this pipeline's type? `None` when its root cannot be told.
-    pub fn is_pipeline(&self, id: MethodId, defs: &HashMap<String, (&str, &Expr)>, e: &Expr, depth: usize) -> Option<bool> {
+    pub fn is_pipeline(
+        &self,
+        id: MethodId,
+        defs: &HashMap<String, (&str, &Expr)>,
+        e: &Expr,
+        depth: usize,
+    ) -> Option<bool> {
         if depth > MAX_UPSTREAM_DEPTH {
             return None;
         }
@@ -299,18 +325,18 @@ impl<'p> Upstream<'p> {
                     let t = self.resolve(id, &r.dotted()?);
                     return Some(
                         self.is_row_type(&t)
-                            || self
-                                .row
-                                .factories
-                                .iter()
-                                .any(|f| f.methods.contains(&c.name) && self.project.type_is(&t, &f.class)),
+                            || self.row.factories.iter().any(|f| {
+                                f.methods.contains(&c.name) && self.project.type_is(&t, &f.class)
+                            }),
                     );
                 }
                 if !self.call_targets(id, defs, c).is_empty() {
                     return Some(true);
                 }
                 match &c.recv {
-                    Some(r) if !matches!(r, Expr::This(_)) => self.is_pipeline(id, defs, r, depth + 1),
+                    Some(r) if !matches!(r, Expr::This(_)) => {
+                        self.is_pipeline(id, defs, r, depth + 1)
+                    }
                     _ => None,
                 }
             }
@@ -327,14 +353,26 @@ impl<'p> Upstream<'p> {
 
     /// Does the file import one of the pipeline's types (for chains whose root is unknown)?
     pub fn file_uses_types(&self, file: u32) -> bool {
-        self.project.files[file as usize].facts.imports.iter().any(|i| {
-            self.row.types.iter().any(|t| {
-                *t == i.path || (i.wildcard && t.rsplit_once('.').map(|x| x.0) == Some(i.path.as_str()))
+        self.project.files[file as usize]
+            .facts
+            .imports
+            .iter()
+            .any(|i| {
+                self.row.types.iter().any(|t| {
+                    *t == i.path
+                        || (i.wildcard && t.rsplit_once('.').map(|x| x.0) == Some(i.path.as_str()))
+                })
             })
-        })
     }
 
-    pub fn upstream(&self, id: MethodId, defs: &HashMap<String, (&str, &Expr)>, e: &Expr, depth: usize, out: &mut Vec<Part>) {
+    pub fn upstream(
+        &self,
+        id: MethodId,
+        defs: &HashMap<String, (&str, &Expr)>,
+        e: &Expr,
+        depth: usize,
+        out: &mut Vec<Part>,
+    ) {
         if depth > MAX_UPSTREAM_DEPTH {
             return;
         }
@@ -377,7 +415,12 @@ impl<'p> Upstream<'p> {
         depth: usize,
         out: &mut Vec<Part>,
     ) {
-        if self.row.eager.iter().any(|x| x.method == c.name && x.args.contains(&i)) {
+        if self
+            .row
+            .eager
+            .iter()
+            .any(|x| x.method == c.name && x.args.contains(&i))
+        {
             return;
         }
         match a.peel() {

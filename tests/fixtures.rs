@@ -19,7 +19,11 @@ struct Pin {
 }
 
 fn java_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -39,20 +43,30 @@ fn markers(root: &Path) -> (BTreeSet<Expected>, Vec<Pin>) {
         let text = std::fs::read_to_string(&f).unwrap();
         let path = retrylint::discovery::display_path(&f);
         for (i, line) in text.lines().enumerate() {
-            let Some((_, marker)) = line.split_once("//~") else { continue };
+            let Some((_, marker)) = line.split_once("//~") else {
+                continue;
+            };
             let mut rules = Vec::new();
             for tok in marker.split_whitespace() {
                 if let Some((k, v)) = tok.split_once('=') {
                     for r in &rules {
                         pins.push(Pin {
-                            at: Expected { path: path.clone(), line: i as u32 + 1, rule: String::clone(r) },
+                            at: Expected {
+                                path: path.clone(),
+                                line: i as u32 + 1,
+                                rule: String::clone(r),
+                            },
                             key: k.to_string(),
                             line: v.parse().expect("pin line number"),
                         });
                     }
                 } else if tok.starts_with("RL") {
                     rules.push(tok.to_string());
-                    expected.insert(Expected { path: path.clone(), line: i as u32 + 1, rule: tok.to_string() });
+                    expected.insert(Expected {
+                        path: path.clone(),
+                        line: i as u32 + 1,
+                        rule: tok.to_string(),
+                    });
                 } else {
                     break;
                 }
@@ -67,8 +81,9 @@ fn fixtures_match_markers() {
     let root = Path::new("fixtures");
     let (expected_all, pins) = markers(root);
     let implemented: BTreeSet<&str> = retrylint::rules::ALL.iter().map(|r| r.id).collect();
-    let (expected, pending): (BTreeSet<_>, BTreeSet<_>) =
-        expected_all.into_iter().partition(|e| implemented.contains(e.rule.as_str()));
+    let (expected, pending): (BTreeSet<_>, BTreeSet<_>) = expected_all
+        .into_iter()
+        .partition(|e| implemented.contains(e.rule.as_str()));
     let report = retrylint::check(&retrylint::Options {
         paths: vec![root.to_path_buf()],
         select: Vec::new(),
@@ -78,7 +93,11 @@ fn fixtures_match_markers() {
     let actual: BTreeSet<Expected> = report
         .findings
         .iter()
-        .map(|f| Expected { path: f.path.clone(), line: f.line, rule: f.rule.id.to_string() })
+        .map(|f| Expected {
+            path: f.path.clone(),
+            line: f.line,
+            rule: f.rule.id.to_string(),
+        })
         .collect();
     let missing: Vec<_> = expected.difference(&actual).collect();
     let extra: Vec<_> = actual.difference(&expected).collect();
@@ -87,8 +106,15 @@ fn fixtures_match_markers() {
         msg.push_str(&format!("  missing  {}:{} {}\n", m.path, m.line, m.rule));
     }
     for e in &extra {
-        let f = report.findings.iter().find(|f| f.path == e.path && f.line == e.line).unwrap();
-        msg.push_str(&format!("  extra    {}:{} {}  {}\n", e.path, e.line, e.rule, f.message));
+        let f = report
+            .findings
+            .iter()
+            .find(|f| f.path == e.path && f.line == e.line)
+            .unwrap();
+        msg.push_str(&format!(
+            "  extra    {}:{} {}  {}\n",
+            e.path, e.line, e.rule, f.message
+        ));
     }
     for p in &pins {
         if !implemented.contains(p.at.rule.as_str()) {
@@ -114,11 +140,17 @@ fn fixtures_match_markers() {
         }
     }
     if !pending.is_empty() {
-        eprintln!("{} marker(s) of rules not implemented yet were not compared:", pending.len());
+        eprintln!(
+            "{} marker(s) of rules not implemented yet were not compared:",
+            pending.len()
+        );
         for p in &pending {
             eprintln!("  {}:{} {}", p.path, p.line, p.rule);
         }
     }
     assert!(expected.len() > 20, "the fixture tree lost its markers");
-    assert!(msg.is_empty(), "fixture findings differ from the markers:\n{msg}");
+    assert!(
+        msg.is_empty(),
+        "fixture findings differ from the markers:\n{msg}"
+    );
 }

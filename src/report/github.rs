@@ -4,7 +4,9 @@
 use crate::Report;
 
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {
@@ -31,7 +33,11 @@ pub fn render(report: &Report) -> String {
         ));
     }
     for e in &report.errors {
-        let cmd = if e.severity == "error" { "error" } else { "warning" };
+        let cmd = if e.severity == "error" {
+            "error"
+        } else {
+            "warning"
+        };
         let line = e.line.map(|l| format!(",line={l}")).unwrap_or_default();
         out.push_str(&format!(
             "::{cmd} file={}{line},title=retrylint {}::{}\n",

@@ -36,7 +36,10 @@ pub fn line_hashes(text: &str) -> Vec<String> {
     let mut counts: HashMap<String, u32> = HashMap::new();
     let mut out: BTreeMap<i64, String> = BTreeMap::new();
 
-    let mut output = |hash: i64, index: usize, line_numbers: &mut [i64; BLOCK], out: &mut BTreeMap<i64, String>| {
+    let mut output = |hash: i64,
+                      index: usize,
+                      line_numbers: &mut [i64; BLOCK],
+                      out: &mut BTreeMap<i64, String>| {
         let value = format!("{:x}", hash as u64);
         let n = counts.entry(value.clone()).or_insert(0);
         *n += 1;
@@ -54,7 +57,10 @@ pub fn line_hashes(text: &str) -> Vec<String> {
     };
 
     const EOF: i64 = 65535;
-    let units = text.encode_utf16().map(|u| u as i64).chain(std::iter::once(EOF));
+    let units = text
+        .encode_utf16()
+        .map(|u| u as i64)
+        .chain(std::iter::once(EOF));
     for mut current in units {
         if current == ' ' as i64 || current == '\t' as i64 || (prev_cr && current == '\n' as i64) {
             prev_cr = false;
@@ -142,7 +148,9 @@ fn result(f: &Finding, rule_index: usize, hashes: &HashMap<&str, Vec<String>>) -
     }
     let text = format!("{} See {}.", sarif_escape(&f.message), refs.join(", "));
     let primary = physical(&f.path, f.line, f.column, f.end_line, f.end_column);
-    let mut flow = vec![json!({ "location": { "physicalLocation": primary, "message": { "text": format!("{} (per-attempt value)", f.source) } } })];
+    let mut flow = vec![
+        json!({ "location": { "physicalLocation": primary, "message": { "text": format!("{} (per-attempt value)", f.source) } } }),
+    ];
     if let Some(v) = &f.via {
         flow.push(json!({ "location": { "physicalLocation": related_physical(v), "message": { "text": v.message } } }));
     }
@@ -187,7 +195,10 @@ pub fn render(report: &Report, category: Option<&str>) -> String {
         .findings
         .iter()
         .map(|f| {
-            let idx = crate::rules::ALL.iter().position(|r| r.id == f.rule.id).unwrap_or(0);
+            let idx = crate::rules::ALL
+                .iter()
+                .position(|r| r.id == f.rule.id)
+                .unwrap_or(0);
             result(f, idx, &hashes)
         })
         .collect();
@@ -242,7 +253,10 @@ mod tests {
 
     #[test]
     fn encodes_uris() {
-        assert_eq!(uri_encode("src/a b/Ü#%.java"), "src/a%20b/%C3%9C%23%25.java");
+        assert_eq!(
+            uri_encode("src/a b/Ü#%.java"),
+            "src/a%20b/%C3%9C%23%25.java"
+        );
     }
 
     #[test]

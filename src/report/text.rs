@@ -2,7 +2,10 @@
 //! labelled, then the file problems and a summary.
 
 use crate::{Finding, Report};
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, Severity, SourceSpan};
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, Severity,
+    SourceSpan,
+};
 use std::fmt;
 
 struct FindingDiag<'a> {
@@ -44,14 +47,22 @@ impl Diagnostic for FindingDiag<'_> {
         Some(Box::new(self.labels.iter().cloned()))
     }
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.help.as_ref().map(|h| Box::new(h.clone()) as Box<dyn fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h.clone()) as Box<dyn fmt::Display>)
     }
 }
 
 /// Control characters from scanned files must not reach the terminal.
 pub fn sanitize(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_control() && c != '\n' && c != '\t' { '\u{FFFD}' } else { c })
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                '\u{FFFD}'
+            } else {
+                c
+            }
+        })
         .collect()
 }
 
@@ -79,14 +90,20 @@ pub fn render(report: &Report, color: bool) -> String {
         let mut elsewhere = Vec::new();
         for s in &f.sinks {
             if s.path == f.path {
-                labels.push(LabeledSpan::new_with_span(Some("idempotency key".into()), span(s.span, n)));
+                labels.push(LabeledSpan::new_with_span(
+                    Some("idempotency key".into()),
+                    span(s.span, n),
+                ));
             } else {
                 elsewhere.push(format!("key sink at {}:{}", s.path, s.line));
             }
         }
         for r in &f.regions {
             if r.path == f.path {
-                labels.push(LabeledSpan::new_with_span(Some("re-executed region".into()), span(r.span, n)));
+                labels.push(LabeledSpan::new_with_span(
+                    Some("re-executed region".into()),
+                    span(r.span, n),
+                ));
             } else {
                 elsewhere.push(format!("region at {}:{}", r.path, r.line));
             }
@@ -98,23 +115,35 @@ pub fn render(report: &Report, color: bool) -> String {
         if !help.is_empty() {
             help.push_str(". ");
         }
-        help.push_str(&format!("Compute the key once, before the retried code (`retrylint explain {}`)", f.rule.id));
+        help.push_str(&format!(
+            "Compute the key once, before the retried code (`retrylint explain {}`)",
+            f.rule.id
+        ));
         let diag = FindingDiag {
             f,
-            src: NamedSource::new(format!("{}:{}:{}", sanitize(&f.path), f.line, f.column), text),
+            src: NamedSource::new(
+                format!("{}:{}:{}", sanitize(&f.path), f.line, f.column),
+                text,
+            ),
             labels,
             help: Some(sanitize(&help)),
         };
         let mut s = String::new();
         if handler.render_report(&mut s, &diag).is_err() {
-            s = format!("{}:{}:{}: {} {}\n", f.path, f.line, f.column, f.rule.id, f.message);
+            s = format!(
+                "{}:{}:{}: {} {}\n",
+                f.path, f.line, f.column, f.rule.id, f.message
+            );
         }
         out.push_str(&s);
         out.push('\n');
     }
     for e in &report.errors {
         let line = e.line.map(|l| format!(":{l}")).unwrap_or_default();
-        out.push_str(&sanitize(&format!("{}: {}{line}: {} ({})\n", e.severity, e.path, e.message, e.kind)));
+        out.push_str(&sanitize(&format!(
+            "{}: {}{line}: {} ({})\n",
+            e.severity, e.path, e.message, e.kind
+        )));
     }
     let s = &report.summary;
     let by_rule: Vec<String> = s.by_rule.iter().map(|(k, v)| format!("{k}: {v}")).collect();
@@ -122,20 +151,34 @@ pub fn render(report: &Report, color: bool) -> String {
         "{} finding{}{} in {} Java file{}",
         s.findings,
         if s.findings == 1 { "" } else { "s" },
-        if by_rule.is_empty() { String::new() } else { format!(" ({})", by_rule.join(", ")) },
+        if by_rule.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", by_rule.join(", "))
+        },
         s.files_scanned,
         if s.files_scanned == 1 { "" } else { "s" },
     ));
     if s.files_with_syntax_errors > 0 {
-        out.push_str(&format!("; {} with syntax errors (analysed around them)", s.files_with_syntax_errors));
+        out.push_str(&format!(
+            "; {} with syntax errors (analysed around them)",
+            s.files_with_syntax_errors
+        ));
     }
     if s.files_failed > 0 {
         out.push_str(&format!("; {} not analysed", s.files_failed));
     }
     out.push('\n');
     if !s.not_analysed.is_empty() {
-        let parts: Vec<String> = s.not_analysed.iter().map(|(k, v)| format!("{v} .{k}")).collect();
-        out.push_str(&format!("Not analysed (not Java): {} file(s)\n", parts.join(", ")));
+        let parts: Vec<String> = s
+            .not_analysed
+            .iter()
+            .map(|(k, v)| format!("{v} .{k}"))
+            .collect();
+        out.push_str(&format!(
+            "Not analysed (not Java): {} file(s)\n",
+            parts.join(", ")
+        ));
     }
     out
 }

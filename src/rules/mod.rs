@@ -64,16 +64,28 @@ pub(crate) use declare_rule;
 pub const ALL: &[&Rule] = &[&rl001::RULE, &rl002::RULE, &rl003::RULE];
 
 pub fn by_id(id: &str) -> Option<&'static Rule> {
-    ALL.iter().copied().find(|r| r.id.eq_ignore_ascii_case(id) || r.name == id)
+    ALL.iter()
+        .copied()
+        .find(|r| r.id.eq_ignore_ascii_case(id) || r.name == id)
 }
 
 pub fn for_source(kind: SourceKind) -> &'static Rule {
-    ALL.iter().copied().find(|r| r.source == kind).unwrap_or(ALL[0])
+    ALL.iter()
+        .copied()
+        .find(|r| r.source == kind)
+        .unwrap_or(ALL[0])
 }
 
 /// Documentation text as a terminal shows it: markdown headings and fences kept readable.
 pub fn explain(rule: &Rule) -> String {
-    format!("{} ({}) — {}\nDefault level: {}\n\n{}", rule.id, rule.name, rule.summary, rule.level.as_str(), rule.doc.trim_end())
+    format!(
+        "{} ({}) — {}\nDefault level: {}\n\n{}",
+        rule.id,
+        rule.name,
+        rule.summary,
+        rule.level.as_str(),
+        rule.doc.trim_end()
+    )
 }
 
 #[cfg(test)]

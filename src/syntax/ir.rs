@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 
 /// A byte range in a file plus the zero-based row/byte-column of its ends, as tree-sitter gives them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct Span {
     pub start: u32,
     pub end: u32,

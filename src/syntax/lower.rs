@@ -56,7 +56,8 @@ pub fn span_of(n: Node<'_>) -> Span {
 
 fn named_child_of_kinds<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
     let mut c = n.walk();
-    n.named_children(&mut c).find(|ch| kinds.contains(&ch.kind()))
+    n.named_children(&mut c)
+        .find(|ch| kinds.contains(&ch.kind()))
 }
 
 /// Type text without generics, annotations or whitespace: `Map<String, X>` → `Map`.
@@ -70,7 +71,10 @@ pub fn erase_type(text: &str) -> String {
             '>' => depth = depth.saturating_sub(1),
             '@' if depth == 0 => {
                 // skip an annotation name (and its arguments, if any)
-                while chars.peek().is_some_and(|c| c.is_alphanumeric() || *c == '.' || *c == '_') {
+                while chars
+                    .peek()
+                    .is_some_and(|c| c.is_alphanumeric() || *c == '.' || *c == '_')
+                {
                     chars.next();
                 }
                 if chars.peek() == Some(&'(') {
@@ -169,7 +173,9 @@ impl<'a> Lowerer<'a> {
             let mut c = list.walk();
             for ch in list.named_children(&mut c) {
                 if ch.kind() == "element_value_pair" {
-                    let key = ch.child_by_field_name("key").map(|k| self.text(k).to_string());
+                    let key = ch
+                        .child_by_field_name("key")
+                        .map(|k| self.text(k).to_string());
                     if let Some(v) = ch.child_by_field_name("value") {
                         let e = self.expr(v);
                         args.push((key, e));
@@ -212,7 +218,10 @@ impl<'a> Lowerer<'a> {
         let mut supertypes = Vec::new();
         let mut c = n.walk();
         for ch in n.named_children(&mut c) {
-            if matches!(ch.kind(), "superclass" | "super_interfaces" | "extends_interfaces") {
+            if matches!(
+                ch.kind(),
+                "superclass" | "super_interfaces" | "extends_interfaces"
+            ) {
                 let mut stack = vec![ch];
                 let mut c2 = ch.walk();
                 while let Some(x) = stack.pop() {
@@ -297,13 +306,16 @@ impl<'a> Lowerer<'a> {
         for m in members {
             match m.kind() {
                 "field_declaration" | "constant_declaration" | "block" => {
-                    let saved = std::mem::replace(&mut self.scopes, std::mem::take(&mut init_scopes));
+                    let saved =
+                        std::mem::replace(&mut self.scopes, std::mem::take(&mut init_scopes));
                     let saved_scope = std::mem::replace(&mut self.scope, 0);
                     self.field_or_block(m, class, &mut init_block);
                     init_scopes = std::mem::replace(&mut self.scopes, saved);
                     self.scope = saved_scope;
                 }
-                "method_declaration" | "constructor_declaration" | "compact_constructor_declaration" => {
+                "method_declaration"
+                | "constructor_declaration"
+                | "compact_constructor_declaration" => {
                     let saved = std::mem::take(&mut self.scopes);
                     let saved_scope = self.scope;
                     self.method(m, class);
@@ -440,7 +452,9 @@ impl<'a> Lowerer<'a> {
         let (modifiers, annotations) = self.modifiers(n);
         let is_ctor = n.kind() != "method_declaration";
         let name_node = n.child_by_field_name("name");
-        let name = name_node.map(|x| self.text(x).to_string()).unwrap_or_default();
+        let name = name_node
+            .map(|x| self.text(x).to_string())
+            .unwrap_or_default();
         let params = n
             .child_by_field_name("parameters")
             .map(|p| self.params(p))
@@ -501,7 +515,10 @@ impl<'a> Lowerer<'a> {
         }
         self.depth += 1;
         let mut out = Vec::new();
-        if n.kind() == "block" || n.kind() == "constructor_body" || n.kind() == "switch_block_statement_group" {
+        if n.kind() == "block"
+            || n.kind() == "constructor_body"
+            || n.kind() == "switch_block_statement_group"
+        {
             let mut c = n.walk();
             for ch in n.named_children(&mut c) {
                 self.stmt_into(ch, &mut out);
@@ -717,9 +734,8 @@ impl<'a> Lowerer<'a> {
                 let e = self.expr(n);
                 out.push(Stmt::Expr(e));
             }
-            "assert_statement" | "break_statement" | "continue_statement" | ";" | "line_comment" | "block_comment" => {
-                out.push(Stmt::Jump)
-            }
+            "assert_statement" | "break_statement" | "continue_statement" | ";"
+            | "line_comment" | "block_comment" => out.push(Stmt::Jump),
             "explicit_constructor_invocation" => {
                 // this(…) / super(…): arguments still evaluate.
                 let args = n
@@ -728,7 +744,10 @@ impl<'a> Lowerer<'a> {
                     .unwrap_or_default();
                 out.push(Stmt::Expr(Expr::Op(args, span_of(n))));
             }
-            "class_declaration" | "record_declaration" | "interface_declaration" | "enum_declaration" => {
+            "class_declaration"
+            | "record_declaration"
+            | "interface_declaration"
+            | "enum_declaration" => {
                 // Local classes: lowered as top-level members of the current class would be, but
                 // the current method's scope table must survive.
                 let saved_scopes = std::mem::take(&mut self.scopes);
@@ -781,7 +800,9 @@ impl<'a> Lowerer<'a> {
                 let on_super = obj.is_some_and(|o| o.kind() == "super");
                 let recv = obj.filter(|o| o.kind() != "super").map(|o| self.expr(o));
                 let name_node = n.child_by_field_name("name");
-                let name = name_node.map(|x| self.text(x).to_string()).unwrap_or_default();
+                let name = name_node
+                    .map(|x| self.text(x).to_string())
+                    .unwrap_or_default();
                 let args = n
                     .child_by_field_name("arguments")
                     .map(|a| self.args(a))
@@ -859,16 +880,26 @@ impl<'a> Lowerer<'a> {
             "super" => Expr::This(span),
             "string_literal" => Expr::Str(unquote(self.text(n)), span),
             "null_literal" => Expr::Null(span),
-            "character_literal" | "decimal_integer_literal" | "hex_integer_literal" | "octal_integer_literal"
-            | "binary_integer_literal" | "decimal_floating_point_literal" | "hex_floating_point_literal"
-            | "true" | "false" => Expr::Lit(self.text(n).to_string(), span),
+            "character_literal"
+            | "decimal_integer_literal"
+            | "hex_integer_literal"
+            | "octal_integer_literal"
+            | "binary_integer_literal"
+            | "decimal_floating_point_literal"
+            | "hex_floating_point_literal"
+            | "true"
+            | "false" => Expr::Lit(self.text(n).to_string(), span),
             "lambda_expression" => {
                 let mut params = Vec::new();
                 if let Some(p) = n.child_by_field_name("parameters") {
                     match p.kind() {
                         "identifier" => params.push((self.text(p).to_string(), None)),
                         "formal_parameters" => {
-                            params = self.params(p).into_iter().map(|p| (p.name, Some(p.ty))).collect()
+                            params = self
+                                .params(p)
+                                .into_iter()
+                                .map(|p| (p.name, Some(p.ty)))
+                                .collect()
                         }
                         _ => {
                             let mut c = p.walk();
@@ -982,7 +1013,10 @@ impl<'a> Lowerer<'a> {
             }
             "update_expression" => {
                 // x++ / ++x: an assignment of x to itself.
-                let target = n.named_child(0).map(|x| self.expr(x)).unwrap_or(Expr::Opaque(span));
+                let target = n
+                    .named_child(0)
+                    .map(|x| self.expr(x))
+                    .unwrap_or(Expr::Opaque(span));
                 Expr::Assign(Box::new(Assign {
                     value: target.clone(),
                     target,
@@ -1002,7 +1036,10 @@ impl<'a> Lowerer<'a> {
                 Expr::Cast(ty, Box::new(v), span)
             }
             "parenthesized_expression" => {
-                let inner = n.named_child(0).map(|x| self.expr(x)).unwrap_or(Expr::Opaque(span));
+                let inner = n
+                    .named_child(0)
+                    .map(|x| self.expr(x))
+                    .unwrap_or(Expr::Opaque(span));
                 Expr::Op(vec![inner], span)
             }
             "switch_expression" => {
@@ -1042,11 +1079,18 @@ impl<'a> Lowerer<'a> {
                 Expr::Switch(Box::new(scrutinee), arms, span)
             }
             "instanceof_expression" | "class_literal" => Expr::Opaque(span),
-            "array_creation_expression" | "array_initializer" | "array_access" | "element_value_array_initializer" => {
+            "array_creation_expression"
+            | "array_initializer"
+            | "array_access"
+            | "element_value_array_initializer" => {
                 let mut c = n.walk();
                 let kids: Vec<Node<'_>> = n
                     .named_children(&mut c)
-                    .filter(|k| !k.kind().ends_with("type") && k.kind() != "dimensions" && k.kind() != "dimensions_expr")
+                    .filter(|k| {
+                        !k.kind().ends_with("type")
+                            && k.kind() != "dimensions"
+                            && k.kind() != "dimensions_expr"
+                    })
                     .collect();
                 let v = kids.into_iter().map(|k| self.expr(k)).collect();
                 Expr::Op(v, span)
@@ -1066,7 +1110,8 @@ impl<'a> Lowerer<'a> {
             }
             _ => {
                 let mut c = n.walk();
-                let kids: Vec<Node<'_>> = n.named_children(&mut c).filter(|k| !k.is_extra()).collect();
+                let kids: Vec<Node<'_>> =
+                    n.named_children(&mut c).filter(|k| !k.is_extra()).collect();
                 if kids.is_empty() {
                     Expr::Opaque(span)
                 } else {
@@ -1097,8 +1142,14 @@ mod tests {
     fn erases_generics_and_annotations() {
         assert_eq!(erase_type("Map<String, List<X>>"), "Map");
         assert_eq!(erase_type("@Nullable String"), "String");
-        assert_eq!(erase_type("java.util. @NonNull List<String>"), "java.util.List");
-        assert_eq!(erase_type("RetryCallback<Charge, Exception>"), "RetryCallback");
+        assert_eq!(
+            erase_type("java.util. @NonNull List<String>"),
+            "java.util.List"
+        );
+        assert_eq!(
+            erase_type("RetryCallback<Charge, Exception>"),
+            "RetryCallback"
+        );
     }
 
     #[test]

@@ -8,7 +8,9 @@ use ir::FileFacts;
 /// Parse Java source text and lower it. `None` only if tree-sitter gives no tree at all.
 pub fn parse(src: &[u8]) -> Option<FileFacts> {
     let mut parser = tree_sitter::Parser::new();
-    parser.set_language(&tree_sitter_java::LANGUAGE.into()).ok()?;
+    parser
+        .set_language(&tree_sitter_java::LANGUAGE.into())
+        .ok()?;
     let tree = parser.parse(src, None)?;
     Some(lower::lower(tree.root_node(), src))
 }
