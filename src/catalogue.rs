@@ -235,7 +235,7 @@ impl Catalogue {
             .contains
             .iter()
             .any(|c| n.contains(c.as_str()))
-            || self.sinks.parameters.equals.iter().any(|e| n == *e)
+            || self.sinks.parameters.equals.contains(&n)
     }
 
     pub fn is_idempotency_header(&self, name: &str) -> bool {

@@ -38,7 +38,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
                     let path = e.path();
                     let is_file = e.file_type().is_some_and(|t| t.is_file() || t.is_symlink());
                     let explicit = e.depth() == 0;
-                    if !is_file && !(explicit && path.is_file()) {
+                    if !(is_file || explicit && path.is_file()) {
                         continue;
                     }
                     classify(path, &mut out);

@@ -390,10 +390,9 @@ impl<'p> Cx<'p> {
                 let recv = c.recv.as_ref()?;
                 let owner = self.place_of(recv)?;
                 if let Some(p) = property_of(&c.name, "get").or_else(|| property_of(&c.name, "is"))
+                    && c.args.is_empty()
                 {
-                    if c.args.is_empty() {
-                        return Some(format!("{owner}#{p}"));
-                    }
+                    return Some(format!("{owner}#{p}"));
                 }
                 for s in &self.cat.guards.store {
                     if s.reads.contains(&c.name) {
@@ -1179,9 +1178,15 @@ impl<'p> Cx<'p> {
             return self.fresh(kind, c.span, c.scope, label, None);
         }
 
+        // A sink is shown from the method name on: `setIdempotencyKey(key)`, not the whole chain.
         let here = Loc {
             file: self.file(),
-            span: c.span,
+            span: Span {
+                start: c.name_span.start,
+                start_row: c.name_span.start_row,
+                start_col: c.name_span.start_col,
+                ..c.span
+            },
         };
         // Key sinks by method name, on any receiver.
         if self.cat.sinks.methods.names.contains(&c.name)

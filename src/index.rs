@@ -246,7 +246,7 @@ impl Project {
                     || self
                         .supertypes_of(*c)
                         .iter()
-                        .any(|s| &self.class(*s).fqn == pattern)
+                        .any(|s| self.class(*s).fqn == pattern)
             }
             TypeRef::External(f) => f == pattern,
             TypeRef::Unknown(s) => s == simple_pat || s == pattern,

@@ -439,10 +439,10 @@ impl<'p> Upstream<'p> {
                 );
                 out.extend(targets.into_iter().map(Part::Whole));
             }
-            Expr::Call(_) | Expr::Name(..) => {
-                if self.is_pipeline(id, defs, a, depth + 1) == Some(true) {
-                    self.upstream(id, defs, a, depth + 1, out);
-                }
+            Expr::Call(_) | Expr::Name(..)
+                if self.is_pipeline(id, defs, a, depth + 1) == Some(true) =>
+            {
+                self.upstream(id, defs, a, depth + 1, out);
             }
             _ => {}
         }

@@ -259,10 +259,45 @@ mod tests {
         );
     }
 
+    /// Vectors from github/codeql-action `src/fingerprints.test.ts`.
     #[test]
-    fn line_hash_counts_repeats() {
-        let h = line_hashes("a\na\n");
-        assert_eq!(h.len(), 3);
-        assert!(h.iter().all(|x| x.contains(':')));
+    fn line_hashes_match_github() {
+        assert_eq!(line_hashes(""), vec!["c129715d7a2bc9a3:1"]);
+        assert_eq!(
+            line_hashes(" a\nb\n  \t\tc\n d"),
+            vec![
+                "271789c17abda88f:1",
+                "54703d4cd895b18:1",
+                "180aee12dab6264:1",
+                "a23a3dc5e078b07b:1"
+            ]
+        );
+        let lf = vec![
+            "e9496ae3ebfced30:1",
+            "fb7c023a8b9ccb3f:1",
+            "ce8ba1a563dcdaca:1",
+            "e20e36e16fcb0cc8:1",
+            "b3edc88f2938467e:1",
+            "c8e28b0b4002a3a0:1",
+            "c129715d7a2bc9a3:1",
+        ];
+        assert_eq!(
+            line_hashes(" hello; \t\r\nworld!!!\r\n\r\n\r\n  \t\tGreetings\r\n End\r\n"),
+            lf
+        );
+        assert_eq!(
+            line_hashes(" hello; \t\nworld!!!\r\r\r  \t\tGreetings\r End\r"),
+            lf
+        );
+        let h = line_hashes(&"Lorem ipsum dolor sit amet.\n".repeat(10));
+        assert_eq!(
+            (h.len(), h[5].as_str(), h[6].as_str(), h[10].as_str()),
+            (
+                11,
+                "a7f2ff13bc495cf2:6",
+                "a7f2ff1481e87703:1",
+                "c129715d7a2bc9a3:1"
+            )
+        );
     }
 }

@@ -29,7 +29,7 @@ declare_rule! {
         level: Error,
         source: Attempt,
         summary: "A retry/attempt counter becomes part of an idempotency key, which then differs on every attempt",
-        verb: "changes on every attempt",
+        verb: "is read",
         consequence: "each retry sends a different key by construction",
     }
 }

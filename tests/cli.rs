@@ -1,0 +1,252 @@
+//! Command-line behaviour: exit codes, flags, error messages, and a snapshot of every format.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn retrylint() -> Command {
+    let mut c = Command::cargo_bin("retrylint").unwrap();
+    c.env("NO_COLOR", "1");
+    c
+}
+
+const UNSAFE: &str = "fixtures/spring_retry/RetryableUuidUnsafe.java";
+const SAFE: &str = "fixtures/spring_retry/RetryableUuidSafe.java";
+
+fn stdout(args: &[&str]) -> String {
+    let out = retrylint().args(args).output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn exit_status_follows_findings() {
+    retrylint().args(["check", UNSAFE]).assert().code(1);
+    retrylint().args(["check", SAFE]).assert().code(0);
+    retrylint()
+        .args(["check", "--exit-zero", UNSAFE])
+        .assert()
+        .code(0);
+    retrylint()
+        .args(["check", "--ignore", "RL001", UNSAFE])
+        .assert()
+        .code(0);
+    retrylint()
+        .args(["check", "--select", "RL002", UNSAFE])
+        .assert()
+        .code(0);
+    retrylint()
+        .args(["check", "--select", "RL001", UNSAFE])
+        .assert()
+        .code(1);
+    // Every built-in rule is an error: failing at `error` still fails.
+    retrylint()
+        .args(["check", "--fail-level", "error", UNSAFE])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn run_errors_exit_2_with_one_sentence() {
+    let out = retrylint().args(["check", "no/such/dir"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim(), "error: path `no/such/dir` does not exist");
+    retrylint()
+        .args(["check", "--select", "RL999", SAFE])
+        .assert()
+        .code(2);
+    retrylint()
+        .args(["check", "--format", "xml", SAFE])
+        .assert()
+        .code(2);
+    retrylint().args(["explain", "RL999"]).assert().code(2);
+}
+
+#[test]
+fn exit_zero_does_not_hide_run_errors() {
+    retrylint()
+        .args(["check", "--exit-zero", "missing.java"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn output_goes_to_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    retrylint()
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--output",
+            out.to_str().unwrap(),
+            UNSAFE,
+        ])
+        .assert()
+        .code(1)
+        .stdout("");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+    assert_eq!(v["findings"][0]["rule"], "RL001");
+}
+
+#[test]
+fn rules_and_explain() {
+    let rules = stdout(&["rules"]);
+    for id in ["RL001", "RL002", "RL003"] {
+        assert!(rules.contains(id));
+        let doc = stdout(&["explain", id]);
+        assert!(doc.contains("## How to fix"), "{id} explain lacks the fix");
+        assert!(doc.contains("```java"), "{id} explain lacks an example");
+    }
+}
+
+#[test]
+fn other_jvm_languages_are_counted_not_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Billing.kt"), "fun main() {}\n").unwrap();
+    std::fs::write(dir.path().join("A.java"), "class A {}\n").unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&[
+        "check",
+        "--format",
+        "json",
+        dir.path().to_str().unwrap(),
+    ]))
+    .unwrap();
+    assert_eq!(v["summary"]["not_analysed"]["kt"], 1);
+    assert_eq!(v["summary"]["files_scanned"], 1);
+}
+
+#[test]
+fn a_broken_file_does_not_hide_findings_in_others() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(UNSAFE, dir.path().join("RetryableUuidUnsafe.java")).unwrap();
+    std::fs::write(
+        dir.path().join("Broken.java"),
+        "class Broken { void f( { int x = ; }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("Binary.java"), b"\x00\x01\x02garbage").unwrap();
+    std::fs::create_dir(dir.path().join("Dir.java")).unwrap();
+    let out = retrylint()
+        .args(["check", "--format", "json", dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["findings"].as_array().unwrap().len(), 1);
+    let errors = v["errors"].as_array().unwrap();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e["kind"] == "syntax" && e["severity"] == "warning")
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e["kind"] == "parse" && e["path"].as_str().unwrap().ends_with("Binary.java"))
+    );
+}
+
+#[test]
+fn gitignored_files_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("generated")).unwrap();
+    std::fs::copy(
+        UNSAFE,
+        dir.path().join("generated/RetryableUuidUnsafe.java"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "generated/\n").unwrap();
+    retrylint()
+        .args(["check", dir.path().to_str().unwrap()])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn output_is_identical_across_thread_counts() {
+    let run = |threads: &str| {
+        let out = retrylint()
+            .env("RAYON_NUM_THREADS", threads)
+            .args(["check", "--format", "sarif", "fixtures"])
+            .output()
+            .unwrap();
+        out.stdout
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"));
+    assert_eq!(one, run("8"));
+}
+
+fn snapshot_inputs() -> Vec<&'static str> {
+    let v = vec![
+        UNSAFE,
+        "fixtures/ratpack/BlockingGetRetryUnsafe.java",
+        "fixtures/retry_counter/RetryCountInKeyUnsafe.java",
+    ];
+    for p in &v {
+        assert!(Path::new(p).exists(), "{p}");
+    }
+    v
+}
+
+#[test]
+fn snapshot_text() {
+    let mut args = vec!["check"];
+    args.extend(snapshot_inputs());
+    insta::assert_snapshot!(stdout(&args));
+}
+
+#[test]
+fn snapshot_json() {
+    let mut args = vec!["check", "--format", "json"];
+    args.extend(snapshot_inputs());
+    insta::assert_snapshot!(stdout(&args));
+}
+
+#[test]
+fn snapshot_sarif() {
+    let mut args = vec!["check", "--format", "sarif"];
+    args.extend(snapshot_inputs());
+    insta::assert_snapshot!(stdout(&args));
+}
+
+#[test]
+fn snapshot_github() {
+    let mut args = vec!["check", "--format", "github"];
+    args.extend(snapshot_inputs());
+    insta::assert_snapshot!(stdout(&args));
+}
+
+#[test]
+fn sarif_category_sets_automation_details() {
+    let v: serde_json::Value = serde_json::from_str(&stdout(&[
+        "check",
+        "--format",
+        "sarif",
+        "--sarif-category",
+        "backend",
+        UNSAFE,
+    ]))
+    .unwrap();
+    assert_eq!(v["runs"][0]["automationDetails"]["id"], "backend/");
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&["check", "--format", "sarif", UNSAFE])).unwrap();
+    assert!(v["runs"][0].get("automationDetails").is_none());
+}
+
+#[test]
+fn readme_rules_table_matches_the_rules() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    for r in retrylint::rules::ALL {
+        let row = format!(
+            "| {} | {} | {} | {} |",
+            r.id,
+            r.name,
+            r.level.as_str(),
+            r.summary
+        );
+        assert!(readme.contains(&row), "README lacks the row: {row}");
+    }
+}
