@@ -637,6 +637,7 @@ impl<'p> Cx<'p> {
         self.eval(cond);
         let guard = self.guard_of(cond);
         let before = self.env.clone();
+        let read_before = self.read_place.clone();
         let mark = self.stores.len();
         self.block(then);
         let env_then = std::mem::replace(&mut self.env, before.clone());
@@ -652,14 +653,21 @@ impl<'p> Cx<'p> {
             _ => (env_then, env_else, then_stores),
         };
         if let Some(g) = &guard {
-            self.generate_once(g, &before, &mut absent, &stores);
+            self.generate_once(g, &before, &read_before, &mut absent, &stores);
         }
         self.env = join(&absent, &other);
     }
 
     /// Values generated on the absent branch and stored where the guard reads are stable; so is
     /// the storing call itself when it is a key sink (`entity.setIdempotencyKey(UUID…)`).
-    fn generate_once(&mut self, g: &Guard, before: &Env, absent: &mut Env, stores: &[Store]) {
+    fn generate_once(
+        &mut self,
+        g: &Guard,
+        before: &Env,
+        read_before: &HashMap<String, String>,
+        absent: &mut Env,
+        stores: &[Store],
+    ) {
         let mut changed: Vec<String> = absent
             .iter()
             .filter(|(k, v)| before.get(*k) != Some(*v))
@@ -668,7 +676,7 @@ impl<'p> Cx<'p> {
         changed.sort();
         for k in changed {
             let v = absent[&k].clone();
-            let read = self.read_place.get(&k).cloned();
+            let read = read_before.get(&k).cloned();
             let relevant = g.first_attempt
                 || g.places.contains(&k)
                 || read.as_ref().is_some_and(|r| g.places.contains(r));
@@ -693,7 +701,10 @@ impl<'p> Cx<'p> {
                 continue;
             }
             let calls: Vec<Span> = matching.iter().filter_map(|st| st.call).collect();
-            if self.is_durable(&k) || read.as_ref().is_some_and(|r| self.is_durable(r)) {
+            let stored_durably = self.is_durable(&k)
+                || read.as_ref().is_some_and(|r| self.is_durable(r))
+                || (g.first_attempt && matching.iter().any(|st| self.is_durable(&st.place)));
+            if stored_durably {
                 absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
                 self.drop_store_events(&fresh, &calls);
             } else if let Some((owner, _)) = k.split_once('#') {

@@ -128,6 +128,14 @@ fn load(path: &std::path::Path) -> Loaded {
 
 /// Run the analysis over `opts.paths`.
 pub fn check(opts: &Options) -> Result<Report, RunError> {
+    // Worker stacks sized for the capped recursion of lowering and flow on deeply nested code.
+    match rayon::ThreadPoolBuilder::new().stack_size(64 << 20).build() {
+        Ok(pool) => pool.install(|| check_in_pool(opts)),
+        Err(_) => check_in_pool(opts),
+    }
+}
+
+fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
     for r in opts.select.iter().chain(&opts.ignore) {
         if rules::by_id(r).is_none() {
             return Err(RunError::BadRule(r.clone()));
