@@ -81,12 +81,13 @@ fn covers(
 }
 
 pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
-    let sums = flow::summarize(project, cat);
+    let sums = crate::phase("summaries", || flow::summarize(project, cat));
     let ids: Vec<MethodId> = project.all_methods().collect();
-    let flows: HashMap<MethodId, MethodFlow> = ids
-        .par_iter()
-        .map(|id| (*id, flow::analyze(project, cat, &sums, *id, true)))
-        .collect();
+    let flows: HashMap<MethodId, MethodFlow> = crate::phase("flows", || {
+        ids.par_iter()
+            .map(|id| (*id, flow::analyze(project, cat, &sums, *id, true)))
+            .collect()
+    });
     let mut all_regions = regions::annotation_regions(project, cat);
     for id in &ids {
         all_regions.extend(flows[id].regions.iter().cloned());

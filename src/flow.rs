@@ -89,29 +89,72 @@ type Env = HashMap<String, Taint>;
 
 pub type Summaries = Vec<Vec<Summary>>;
 
-const MAX_ROUNDS: usize = 12;
+/// Rounds of the summary fixpoint; call chains longer than this may lose precision.
+const MAX_ROUNDS: usize = 64;
 const MAX_LOOP_PASSES: usize = 3;
 
-/// Summaries of every project method, iterated to a fixpoint.
+/// Summaries of every project method, iterated to a fixpoint: the first round analyses every
+/// method; later rounds only the callers of methods whose summary changed.
 pub fn summarize(project: &Project, cat: &Catalogue) -> Summaries {
+    let timings = std::env::var_os("RETRYLINT_TIMINGS").is_some();
     let mut sums: Summaries = project
         .files
         .iter()
         .map(|f| vec![Summary::default(); f.facts.methods.len()])
         .collect();
-    for _ in 0..MAX_ROUNDS {
-        let next: Summaries = (0..project.files.len())
-            .into_par_iter()
-            .map(|fi| {
-                (0..project.files[fi].facts.methods.len())
-                    .map(|mi| analyze(project, cat, &sums, (fi as u32, mi as u32), false).summary)
-                    .collect()
-            })
+    let ids: Vec<MethodId> = project.all_methods().collect();
+    let first: Vec<(MethodId, Summary, Vec<MethodId>)> = ids
+        .par_iter()
+        .map(|id| {
+            let f = analyze(project, cat, &sums, *id, false);
+            (
+                *id,
+                f.summary,
+                f.calls.into_iter().map(|(_, m)| m).collect(),
+            )
+        })
+        .collect();
+    let mut callers: HashMap<MethodId, Vec<MethodId>> = HashMap::new();
+    let mut changed: Vec<MethodId> = Vec::new();
+    for (id, summary, calls) in first {
+        for c in calls {
+            callers.entry(c).or_default().push(id);
+        }
+        if summary != Summary::default() {
+            changed.push(id);
+        }
+        sums[id.0 as usize][id.1 as usize] = summary;
+    }
+    for round in 1..MAX_ROUNDS {
+        let mut work: Vec<MethodId> = changed
+            .iter()
+            .flat_map(|m| callers.get(m).into_iter().flatten().copied())
             .collect();
-        if next == sums {
+        work.sort();
+        work.dedup();
+        if timings {
+            eprintln!(
+                "retrylint: summary round {}: {} changed, {} to revisit",
+                round,
+                changed.len(),
+                work.len()
+            );
+        }
+        if work.is_empty() {
             break;
         }
-        sums = next;
+        let next: Vec<(MethodId, Summary)> = work
+            .par_iter()
+            .map(|id| (*id, analyze(project, cat, &sums, *id, false).summary))
+            .collect();
+        changed.clear();
+        for (id, summary) in next {
+            let slot = &mut sums[id.0 as usize][id.1 as usize];
+            if *slot != summary {
+                *slot = summary;
+                changed.push(id);
+            }
+        }
     }
     sums
 }

@@ -26,6 +26,10 @@ pub struct Project {
     class_by_fqn: HashMap<String, ClassRef>,
     methods_of_class: HashMap<ClassRef, Vec<MethodId>>,
     methods_by_name: HashMap<String, Vec<MethodId>>,
+    /// Non-constructor methods by name, then exact arity; varargs methods under `usize::MAX`.
+    methods_by_arity: HashMap<String, HashMap<usize, Vec<MethodId>>>,
+    /// Per file: simple name → fully qualified name of its single-type imports.
+    imports: Vec<HashMap<String, String>>,
     supertypes: HashMap<ClassRef, Vec<ClassRef>>,
     subtypes: HashMap<ClassRef, Vec<ClassRef>>,
     constants_by_name: HashMap<String, Vec<(ClassRef, String)>>,
@@ -74,6 +78,8 @@ impl Project {
             class_by_fqn: HashMap::new(),
             methods_of_class: HashMap::new(),
             methods_by_name: HashMap::new(),
+            methods_by_arity: HashMap::new(),
+            imports: Vec::new(),
             supertypes: HashMap::new(),
             subtypes: HashMap::new(),
             constants_by_name: HashMap::new(),
@@ -105,8 +111,30 @@ impl Project {
                     .entry(m.name.clone())
                     .or_default()
                     .push(mid);
+                if !m.is_ctor {
+                    let varargs = m.params.last().is_some_and(|x| x.ty.ends_with("[]"));
+                    let key = if varargs { usize::MAX } else { m.params.len() };
+                    p.methods_by_arity
+                        .entry(m.name.clone())
+                        .or_default()
+                        .entry(key)
+                        .or_default()
+                        .push(mid);
+                }
             }
         }
+        p.imports = p
+            .files
+            .iter()
+            .map(|f| {
+                f.facts
+                    .imports
+                    .iter()
+                    .filter(|i| !i.is_static && !i.wildcard)
+                    .filter_map(|i| Some((i.path.rsplit('.').next()?.to_string(), i.path.clone())))
+                    .collect()
+            })
+            .collect();
         let mut sup: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
         for (fi, f) in p.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
@@ -125,10 +153,19 @@ impl Project {
                 p.subtypes.entry(*s).or_default().push(*c);
             }
         }
-        for v in p.subtypes.values_mut() {
-            v.sort();
-        }
         p.supertypes = sup;
+        // Keep the transitive closures: hierarchy queries are on the hot path of every call.
+        let classes: Vec<ClassRef> = p.class_by_fqn.values().copied().collect();
+        let sup_closure: HashMap<ClassRef, Vec<ClassRef>> = classes
+            .iter()
+            .map(|c| (*c, p.closure(*c, &p.supertypes)))
+            .collect();
+        let sub_closure: HashMap<ClassRef, Vec<ClassRef>> = classes
+            .iter()
+            .map(|c| (*c, p.closure(*c, &p.subtypes)))
+            .collect();
+        p.supertypes = sup_closure;
+        p.subtypes = sub_closure;
         p
     }
 
@@ -193,13 +230,11 @@ impl Project {
             }
             cur = c.outer;
         }
-        for imp in &facts.imports {
-            if !imp.is_static && !imp.wildcard && imp.path.rsplit('.').next() == Some(name) {
-                return match self.class_by_fqn.get(&imp.path) {
-                    Some(c) => TypeRef::Project(*c),
-                    None => TypeRef::External(imp.path.clone()),
-                };
-            }
+        if let Some(path) = self.imports.get(file as usize).and_then(|m| m.get(name)) {
+            return match self.class_by_fqn.get(path) {
+                Some(c) => TypeRef::Project(*c),
+                None => TypeRef::External(path.clone()),
+            };
         }
         let same_pkg = if facts.package.is_empty() {
             name.to_string()
@@ -254,12 +289,12 @@ impl Project {
     }
 
     /// All project supertypes of `c`, transitively (without `c`).
-    pub fn supertypes_of(&self, c: ClassRef) -> Vec<ClassRef> {
-        self.closure(c, &self.supertypes)
+    pub fn supertypes_of(&self, c: ClassRef) -> &[ClassRef] {
+        self.supertypes.get(&c).map(|v| v.as_slice()).unwrap_or(&[])
     }
 
-    pub fn subtypes_of(&self, c: ClassRef) -> Vec<ClassRef> {
-        self.closure(c, &self.subtypes)
+    pub fn subtypes_of(&self, c: ClassRef) -> &[ClassRef] {
+        self.subtypes.get(&c).map(|v| v.as_slice()).unwrap_or(&[])
     }
 
     fn closure(&self, c: ClassRef, edges: &HashMap<ClassRef, Vec<ClassRef>>) -> Vec<ClassRef> {
@@ -282,9 +317,7 @@ impl Project {
     pub fn field(&self, c: ClassRef, name: &str) -> Option<(ClassRef, &crate::syntax::ir::Field)> {
         let mut cur = Some(c);
         while let Some(cc) = cur {
-            let mut chain = vec![cc];
-            chain.extend(self.supertypes_of(cc));
-            for k in chain {
+            for k in std::iter::once(cc).chain(self.supertypes_of(cc).iter().copied()) {
                 if let Some(f) = self.class(k).fields.iter().find(|f| f.name == name) {
                     return Some((k, f));
                 }
@@ -355,9 +388,7 @@ impl Project {
     /// Methods named `name` with `arity` declared in `c` or inherited by it.
     pub fn methods_in_hierarchy(&self, c: ClassRef, name: &str, arity: usize) -> Vec<MethodId> {
         let mut out = Vec::new();
-        let mut chain = vec![c];
-        chain.extend(self.supertypes_of(c));
-        for k in chain {
+        for k in std::iter::once(c).chain(self.supertypes_of(c).iter().copied()) {
             for m in self.methods_of(k) {
                 let mm = self.method(*m);
                 if mm.name == name && !mm.is_ctor && Self::arity_ok(mm, arity) {
@@ -388,7 +419,7 @@ impl Project {
                     if !found.is_empty() {
                         for m in found.clone() {
                             for sub in self.subtypes_of(self.class_of(m)) {
-                                for x in self.methods_of(sub) {
+                                for x in self.methods_of(*sub) {
                                     let mm = self.method(*x);
                                     if mm.name == call.name && Self::arity_ok(mm, arity) {
                                         found.push(*x);
@@ -408,7 +439,7 @@ impl Project {
             Some(Some(TypeRef::Project(c))) => {
                 let mut found = self.methods_in_hierarchy(c, &call.name, arity);
                 for sub in self.subtypes_of(c) {
-                    for x in self.methods_of(sub) {
+                    for x in self.methods_of(*sub) {
                         let mm = self.method(*x);
                         if mm.name == call.name && !mm.is_ctor && Self::arity_ok(mm, arity) {
                             found.push(*x);
@@ -419,18 +450,23 @@ impl Project {
             }
             Some(Some(TypeRef::External(_))) => Vec::new(),
             Some(Some(TypeRef::Unknown(_))) | Some(None) => {
-                let cands: Vec<MethodId> = self
-                    .methods_by_name
-                    .get(&call.name)
+                let by_arity = self.methods_by_arity.get(&call.name);
+                let exact = by_arity
+                    .and_then(|m| m.get(&arity))
+                    .map(|v| v.as_slice())
+                    .unwrap_or(&[]);
+                let varargs: Vec<MethodId> = by_arity
+                    .and_then(|m| m.get(&usize::MAX))
                     .into_iter()
                     .flatten()
                     .copied()
-                    .filter(|m| {
-                        let mm = self.method(*m);
-                        !mm.is_ctor && Self::arity_ok(mm, arity)
-                    })
+                    .filter(|m| Self::arity_ok(self.method(*m), arity))
                     .collect();
-                if cands.len() == 1 { cands } else { Vec::new() }
+                match (exact, varargs.as_slice()) {
+                    ([one], []) => vec![*one],
+                    ([], [one]) => vec![*one],
+                    _ => Vec::new(),
+                }
             }
         };
         out.sort();

@@ -20,6 +20,17 @@ use std::path::PathBuf;
 
 pub use findings::{Finding, Related};
 
+/// With `RETRYLINT_TIMINGS` set, each phase prints its wall time to standard error.
+pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
+    if std::env::var_os("RETRYLINT_TIMINGS").is_none() {
+        return f();
+    }
+    let t0 = std::time::Instant::now();
+    let out = f();
+    eprintln!("retrylint: {name}: {:.3}s", t0.elapsed().as_secs_f64());
+    out
+}
+
 /// Files larger than this are reported and skipped.
 pub const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
 
@@ -141,8 +152,9 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
             return Err(RunError::BadRule(r.clone()));
         }
     }
-    let found = discovery::discover(&opts.paths).map_err(|e| RunError::MissingPath(e.0))?;
-    let loaded: Vec<Loaded> = found.java.par_iter().map(|p| load(p)).collect();
+    let found = phase("discover", || discovery::discover(&opts.paths))
+        .map_err(|e| RunError::MissingPath(e.0))?;
+    let loaded: Vec<Loaded> = phase("parse", || found.java.par_iter().map(|p| load(p)).collect());
 
     let mut report = Report::default();
     for (p, msg) in &found.problems {
@@ -184,7 +196,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         *report.summary.not_analysed.entry(ext.clone()).or_default() += 1;
     }
 
-    let project = index::Project::new(files);
+    let project = phase("index", || index::Project::new(files));
     let cat = catalogue::Catalogue::builtin();
     let mut findings = findings::find(&project, cat);
     findings.retain(|f| {

@@ -121,10 +121,7 @@ pub fn render(report: &Report, color: bool) -> String {
         ));
         let diag = FindingDiag {
             f,
-            src: NamedSource::new(
-                format!("{}:{}:{}", sanitize(&f.path), f.line, f.column),
-                text,
-            ),
+            src: NamedSource::new(sanitize(&f.path), text),
             labels,
             help: Some(sanitize(&help)),
         };
