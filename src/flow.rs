@@ -25,6 +25,8 @@ pub struct Loc {
 pub struct SinkRef {
     pub loc: Loc,
     pub label: String,
+    /// A key parameter by its name or header annotation: reported at the argument of each call.
+    pub at_argument: bool,
 }
 
 /// A per-attempt value as a summary remembers it: what it is and where it is evaluated.
@@ -831,6 +833,7 @@ impl<'p> Cx<'p> {
                     SinkRef {
                         loc: loc.clone(),
                         label: format!("parameter `{}` of `{}`", p.name, m.name),
+                        at_argument: true,
                     },
                 );
                 continue;
@@ -861,6 +864,7 @@ impl<'p> Cx<'p> {
                             SinkRef {
                                 loc: loc.clone(),
                                 label: format!("header parameter `{}` of `{}`", p.name, m.name),
+                                at_argument: true,
                             },
                         );
                     }
@@ -978,10 +982,7 @@ impl<'p> Cx<'p> {
                 Taint::new()
             }
             Expr::Lambda(l) => self.eval_lambda(l),
-            Expr::MethodRef(m) => {
-                self.method_ref_edge(m, 0);
-                Taint::new()
-            }
+            Expr::MethodRef(m) => self.eval_method_ref(m),
             Expr::Assign(a) => {
                 let v = self.eval(&a.value);
                 let replace = a.op == "=";
@@ -1085,6 +1086,62 @@ impl<'p> Cx<'p> {
         self.lambda_rets.push(Taint::new());
         self.block(&a.body);
         self.lambda_rets.pop().unwrap_or_default()
+    }
+
+    /// A method reference is a function: its value carries what calling it returns, so a
+    /// supplier such as `UUID::randomUUID` or `keys::create` is per-attempt where it is used.
+    fn eval_method_ref(&mut self, m: &MethodRef) -> Taint {
+        self.method_ref_edge(m, m.scope);
+        let label = format!(
+            "{}::{}",
+            m.recv.dotted().unwrap_or_else(|| "this".into()),
+            m.name
+        );
+        let rows = &self.cat.sources.source;
+        if self.is_type_name(&m.recv)
+            && let Some(d) = m.recv.dotted()
+        {
+            let t = self.resolve(&d);
+            let kind = rows
+                .iter()
+                .find(|row| {
+                    row.classes.iter().any(|k| self.project.type_is(&t, k))
+                        && (row.static_methods.iter().any(|x| glob(x, &m.name))
+                            || row.instance.iter().any(|x| glob(x, &m.name))
+                            || (row.constructor && m.name == "new"))
+                })
+                .map(|r| r.kind);
+            if let Some(kind) = kind {
+                return self.fresh(kind, m.span, m.scope, label, None);
+            }
+        } else if !matches!(m.recv, Expr::This(_))
+            && let Some(t) = self.type_of(&m.recv)
+        {
+            let kind = rows
+                .iter()
+                .find(|row| {
+                    row.instance.iter().any(|x| glob(x, &m.name))
+                        && row.classes.iter().any(|k| self.project.type_is(&t, k))
+                })
+                .map(|r| r.kind);
+            if let Some(kind) = kind {
+                return self.fresh(kind, m.span, m.scope, label, None);
+            }
+        }
+        let mut out = Taint::new();
+        for target in self.method_ref_targets(m) {
+            let ret: Vec<SourceDesc> = self.sums[target.0 as usize][target.1 as usize]
+                .ret_sources
+                .values()
+                .cloned()
+                .collect();
+            for d in ret {
+                let l = format!("{label} (which returns {})", d.label);
+                let t = self.fresh(d.kind, m.span, m.scope, l, Some(d));
+                union(&mut out, &t);
+            }
+        }
+        out
     }
 
     fn method_ref_edge(&mut self, m: &MethodRef, scope: ScopeId) {
@@ -1218,18 +1275,20 @@ impl<'p> Cx<'p> {
                 args.push(self.eval(a));
             }
         }
-        for a in &c.args {
-            if let Expr::MethodRef(m) = a.peel() {
-                self.method_ref_edge(m, c.scope);
-            }
-        }
 
         if self.collect {
             self.regions_at(c);
         }
         if let Some(kind) = self.source_of_call(c) {
             let label = self.call_label(c);
-            return self.fresh(kind, c.span, c.scope, label, None);
+            let t = self.fresh(kind, c.span, c.scope, label, None);
+            // `rnd.nextBytes(buf)` fills its argument.
+            for a in &c.args {
+                if let Some(p) = self.place_of(a).filter(|p| self.is_local(p)) {
+                    self.assign_place(p, t.clone(), false, None);
+                }
+            }
+            return t;
         }
 
         // A sink is shown from the method name on: `setIdempotencyKey(key)`, not the whole chain.
@@ -1253,6 +1312,7 @@ impl<'p> Cx<'p> {
                 SinkRef {
                     loc: here.clone(),
                     label,
+                    at_argument: false,
                 },
                 c.scope,
                 c.span,
@@ -1270,6 +1330,7 @@ impl<'p> Cx<'p> {
                 SinkRef {
                     loc: here.clone(),
                     label: format!("the `{h}` header"),
+                    at_argument: false,
                 },
                 c.scope,
                 c.span,
@@ -1359,7 +1420,7 @@ impl<'p> Cx<'p> {
                     } else if let Some(a) = args.get(idx) {
                         t = a.clone();
                     }
-                    hits.push((t, sink.clone()));
+                    hits.push((t, self.at_argument(sink, c.args.get(idx).map(|a| a.span()))));
                 }
                 if on_this {
                     for (f, sink) in &s.field_sinks {
@@ -1426,6 +1487,21 @@ impl<'p> Cx<'p> {
             self.assign_place(p, t.clone(), false, None);
         }
         t
+    }
+
+    /// A key parameter is shown at the argument that feeds it, in this method.
+    fn at_argument(&self, sink: &SinkRef, arg: Option<Span>) -> SinkRef {
+        match arg {
+            Some(span) if sink.at_argument => SinkRef {
+                loc: Loc {
+                    file: self.file(),
+                    span,
+                },
+                label: sink.label.clone(),
+                at_argument: false,
+            },
+            _ => sink.clone(),
+        }
     }
 
     /// A callback or pipeline region made by this call.
@@ -1563,6 +1639,7 @@ impl<'p> Cx<'p> {
                     SinkRef {
                         loc: here.clone(),
                         label: format!("argument {} of `new {}(…)`", row.arg + 1, n.ty),
+                        at_argument: false,
                     },
                     n.scope,
                     n.span,
@@ -1580,7 +1657,10 @@ impl<'p> Cx<'p> {
                 let mut hits = Vec::new();
                 for (p, sink) in &s.param_sinks {
                     if let Some(a) = args.get(*p as usize) {
-                        hits.push((a.clone(), sink.clone()));
+                        hits.push((
+                            a.clone(),
+                            self.at_argument(sink, n.args.get(*p as usize).map(|a| a.span())),
+                        ));
                     }
                 }
                 let fs: Vec<SourceDesc> = s.field_sources.values().cloned().collect();

@@ -245,6 +245,7 @@ pub struct MethodRef {
     pub recv: Expr,
     pub name: String,
     pub span: Span,
+    pub scope: ScopeId,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -939,7 +939,12 @@ impl<'a> Lowerer<'a> {
                     .find(|k| k.kind() == "identifier" || k.kind() == "new")
                     .map(|k| self.text(*k).to_string())
                     .unwrap_or_default();
-                Expr::MethodRef(Box::new(MethodRef { recv, name, span }))
+                Expr::MethodRef(Box::new(MethodRef {
+                    recv,
+                    name,
+                    span,
+                    scope: self.scope,
+                }))
             }
             "assignment_expression" => {
                 let target = n
