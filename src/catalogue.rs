@@ -203,6 +203,29 @@ pub struct Catalogue {
     pub sources: Sources,
     pub sinks: Sinks,
     pub guards: Guards,
+    /// Method names that can make a call a source, for a cheap first test.
+    source_names: NameSet,
+}
+
+/// Exact names and `prefix*` / `*infix*` / `*suffix` patterns.
+#[derive(Debug, Default)]
+struct NameSet {
+    exact: std::collections::HashSet<String>,
+    patterns: Vec<String>,
+}
+
+impl NameSet {
+    fn add(&mut self, n: &str) {
+        if n.contains('*') {
+            self.patterns.push(n.to_string());
+        } else {
+            self.exact.insert(n.to_string());
+        }
+    }
+
+    fn contains(&self, n: &str) -> bool {
+        self.exact.contains(n) || self.patterns.iter().any(|p| glob(p, n))
+    }
 }
 
 const REGIONS: &str = include_str!("../rules/regions.toml");
@@ -219,12 +242,26 @@ impl Catalogue {
     }
 
     pub fn parse() -> Result<Catalogue, String> {
+        let sources: Sources =
+            toml::from_str(SOURCES).map_err(|e| format!("rules/sources.toml: {e}"))?;
+        let mut source_names = NameSet::default();
+        for row in &sources.source {
+            for m in row.static_methods.iter().chain(&row.instance) {
+                source_names.add(m);
+            }
+        }
         Ok(Catalogue {
             regions: toml::from_str(REGIONS).map_err(|e| format!("rules/regions.toml: {e}"))?,
-            sources: toml::from_str(SOURCES).map_err(|e| format!("rules/sources.toml: {e}"))?,
+            sources,
             sinks: toml::from_str(SINKS).map_err(|e| format!("rules/sinks.toml: {e}"))?,
             guards: toml::from_str(GUARDS).map_err(|e| format!("rules/guards.toml: {e}"))?,
+            source_names,
         })
+    }
+
+    /// Can a call of a method with this name be a source (constructors aside)?
+    pub fn may_be_source(&self, method: &str) -> bool {
+        self.source_names.contains(method)
     }
 
     /// Is `param` (a parameter or record component name) a deduplication key by its name?

@@ -1173,6 +1173,9 @@ impl<'p> Cx<'p> {
     }
 
     fn source_of_call(&self, c: &Call) -> Option<SourceKind> {
+        if !self.cat.may_be_source(&c.name) {
+            return None;
+        }
         let rows = &self.cat.sources.source;
         match &c.recv {
             Some(r) if self.is_type_name(r) => {
