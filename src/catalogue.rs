@@ -33,7 +33,8 @@ pub struct CallbackRegion {
     pub id: String,
     pub receiver_types: Vec<String>,
     pub methods: Vec<String>,
-    pub callback_arg: usize,
+    /// Index of the callback argument; negative counts from the end (-1: the last).
+    pub callback_arg: i32,
     #[serde(default)]
     pub callback_methods: Vec<String>,
     #[serde(default)]
@@ -52,6 +53,8 @@ pub struct PipelineRegion {
     pub label: String,
     #[serde(default)]
     pub factories: Vec<ClassMethods>,
+    #[serde(default)]
+    pub chain_methods: Vec<String>,
     #[serde(default)]
     pub deferred: Vec<OperatorArgs>,
     #[serde(default)]
@@ -90,6 +93,8 @@ pub struct Sources {
     pub source: Vec<SourceRow>,
     #[serde(default)]
     pub factory: Vec<Factory>,
+    #[serde(default)]
+    pub parameter: Vec<ParameterSource>,
     pub coarse: Coarse,
 }
 
@@ -106,6 +111,19 @@ pub struct SourceRow {
     pub constructor: bool,
     #[serde(default)]
     pub any_receiver: bool,
+    /// When set, the call is a source only if one argument is written as one of these
+    /// (a string literal's contents or a dotted constant name).
+    #[serde(default)]
+    pub args_any: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParameterSource {
+    pub kind: SourceKind,
+    pub annotations: Vec<String>,
+    /// The annotation's value, as a string or a dotted constant name.
+    pub values: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

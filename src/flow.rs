@@ -197,8 +197,14 @@ pub fn analyze(
         collect,
     };
     for (i, p) in method.params.iter().enumerate() {
-        cx.env
-            .insert(p.name.clone(), [Origin::Param(i as u16)].into());
+        let origin = match cx.parameter_source(p) {
+            Some(kind) => {
+                let label = format!("parameter `{}`", p.name);
+                cx.fresh(kind, p.span, 0, label, None)
+            }
+            None => [Origin::Param(i as u16)].into(),
+        };
+        cx.env.insert(p.name.clone(), origin);
         cx.types.insert(p.name.clone(), p.ty.clone());
     }
     if let Some(body) = &method.body {
@@ -1184,6 +1190,7 @@ impl<'p> Cx<'p> {
                     .find(|row| {
                         row.static_methods.iter().any(|m| glob(m, &c.name))
                             && row.classes.iter().any(|k| self.project.type_is(&t, k))
+                            && args_match(&row.args_any, c)
                     })
                     .map(|r| r.kind)
             }
@@ -1196,6 +1203,7 @@ impl<'p> Cx<'p> {
                                 Some(t) => row.classes.iter().any(|k| self.project.type_is(t, k)),
                                 None => row.any_receiver,
                             }
+                            && args_match(&row.args_any, c)
                     })
                     .map(|r| r.kind)
             }
@@ -1209,10 +1217,41 @@ impl<'p> Cx<'p> {
                     .find(|row| {
                         row.static_methods.iter().any(|m| glob(m, &c.name))
                             && owners.iter().any(|o| row.classes.iter().any(|k| k == o))
+                            && args_match(&row.args_any, c)
                     })
                     .map(|r| r.kind)
             }
         }
+    }
+
+    /// A parameter the framework fills in with a per-attempt value (`@Header(DELIVERY_ATTEMPT)`).
+    fn parameter_source(&self, p: &Param) -> Option<SourceKind> {
+        for row in &self.cat.sources.parameter {
+            for a in &p.annotations {
+                let t = self.resolve(&a.name);
+                if !row.annotations.iter().any(|x| self.project.type_is(&t, x)) {
+                    continue;
+                }
+                let value = a
+                    .args
+                    .iter()
+                    .find(|(k, _)| k.is_none() || matches!(k.as_deref(), Some("value" | "name")));
+                if let Some((_, v)) = value {
+                    let text = match v.peel() {
+                        Expr::Str(s, _) => Some(s.clone()),
+                        other => other.dotted(),
+                    };
+                    if text.is_some_and(|t| {
+                        row.values
+                            .iter()
+                            .any(|w| *w == t || w.ends_with(&format!(".{t}")))
+                    }) {
+                        return Some(row.kind);
+                    }
+                }
+            }
+        }
+        None
     }
 
     fn coarse_call(&self, c: &Call) -> bool {
@@ -1542,7 +1581,12 @@ impl<'p> Cx<'p> {
                     }
                 }
             };
-            let Some(arg) = c.args.get(row.callback_arg) else {
+            let idx = if row.callback_arg < 0 {
+                c.args.len() as i32 + row.callback_arg
+            } else {
+                row.callback_arg
+            };
+            let Some(arg) = usize::try_from(idx).ok().and_then(|i| c.args.get(i)) else {
                 continue;
             };
             if !ok {
@@ -1679,6 +1723,22 @@ impl<'p> Cx<'p> {
         }
         t
     }
+}
+
+/// Is one argument written as one of `wanted` (empty: no condition)?
+fn args_match(wanted: &[String], c: &Call) -> bool {
+    wanted.is_empty()
+        || c.args.iter().any(|a| {
+            let text = match a.peel() {
+                Expr::Str(s, _) => Some(s.clone()),
+                other => other.dotted(),
+            };
+            text.is_some_and(|t| {
+                wanted
+                    .iter()
+                    .any(|w| *w == t || w.ends_with(&format!(".{t}")))
+            })
+        })
 }
 
 /// Calls that put their arguments into the receiver (`StringBuilder.append`, `List.add`).

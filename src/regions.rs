@@ -330,7 +330,9 @@ impl<'p> Upstream<'p> {
                             }),
                     );
                 }
-                if !self.call_targets(id, defs, c).is_empty() {
+                if !self.call_targets(id, defs, c).is_empty()
+                    || self.row.chain_methods.contains(&c.name)
+                {
                     return Some(true);
                 }
                 match &c.recv {

@@ -50,6 +50,7 @@ pub struct Param {
     pub name: String,
     pub ty: String,
     pub annotations: Vec<Annotation>,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -416,6 +416,7 @@ impl<'a> Lowerer<'a> {
                         name,
                         ty,
                         annotations,
+                        span: span_of(p),
                     });
                 }
                 "spread_parameter" => {
@@ -440,6 +441,7 @@ impl<'a> Lowerer<'a> {
                         name,
                         ty,
                         annotations,
+                        span: span_of(p),
                     });
                 }
                 _ => {}
@@ -468,6 +470,7 @@ impl<'a> Lowerer<'a> {
                             name: f.name.clone(),
                             ty: f.ty.clone(),
                             annotations: Vec::new(),
+                            span: f.span,
                         })
                         .collect()
                 } else {
