@@ -13,6 +13,27 @@ pub struct Regions {
     pub callback: Vec<CallbackRegion>,
     #[serde(default)]
     pub pipeline: Vec<PipelineRegion>,
+    #[serde(default)]
+    pub implementation: Vec<ImplementationRegion>,
+}
+
+/// Methods of classes (and lambdas) implementing a framework type, which the framework calls
+/// again for every attempt or period.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImplementationRegion {
+    pub id: String,
+    /// Interfaces or classes whose implementations count.
+    #[serde(default)]
+    pub supertypes: Vec<String>,
+    /// Or: project interfaces carrying one of these annotations.
+    #[serde(default)]
+    pub supertype_annotations: Vec<String>,
+    /// The implemented methods that run again; `*` means every method the supertype declares.
+    pub methods: Vec<String>,
+    pub label: String,
+    #[serde(default)]
+    pub scheduler: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -90,6 +111,9 @@ pub enum SourceKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sources {
+    /// Methods that increment a counter object and return the new count.
+    #[serde(default)]
+    pub counter_methods: Vec<String>,
     pub source: Vec<SourceRow>,
     #[serde(default)]
     pub factory: Vec<Factory>,

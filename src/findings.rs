@@ -65,9 +65,29 @@ fn covers(
     r: &Region,
     reach: &BTreeSet<MethodId>,
     m: MethodId,
-    s: u32,
+    src: &flow::SourceSite,
     t: u32,
 ) -> bool {
+    let s = src.scope;
+    let within = |roots: &[u32], x: u32| regions::scope_within(project.method(m), x, roots);
+    if let Some(decl) = src.counter_decl {
+        // A counter counts attempts only for a region that does not declare it.
+        return match decl {
+            None => {
+                reach.contains(&m)
+                    || r.parts.iter().any(|p| match p {
+                        Part::Whole(x) => *x == m,
+                        Part::Scopes(x, roots) => *x == m && within(roots, s) && within(roots, t),
+                    })
+            }
+            Some(d) => r.parts.iter().any(|p| match p {
+                Part::Scopes(x, roots) => {
+                    *x == m && within(roots, s) && within(roots, t) && !within(roots, d)
+                }
+                Part::Whole(_) => false,
+            }),
+        };
+    }
     reach.contains(&m)
         || r.parts.iter().any(|p| match p {
             Part::Whole(x) => *x == m,
@@ -89,6 +109,7 @@ pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
             .collect()
     });
     let mut all_regions = regions::annotation_regions(project, cat);
+    all_regions.extend(regions::implementation_regions(project, cat));
     for id in &ids {
         all_regions.extend(flows[id].regions.iter().cloned());
     }
@@ -108,7 +129,7 @@ pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
             let covering: Vec<usize> = all_regions
                 .iter()
                 .enumerate()
-                .filter(|(i, r)| covers(project, r, &reaches[*i], *id, src.scope, ev.scope))
+                .filter(|(i, r)| covers(project, r, &reaches[*i], *id, src, ev.scope))
                 .map(|(i, _)| i)
                 .collect();
             if covering.is_empty() {

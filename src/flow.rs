@@ -57,6 +57,10 @@ pub struct SourceSite {
     pub label: String,
     /// For a value returned by a callee: the source inside it.
     pub via: Option<SourceDesc>,
+    /// For a counter: where it is declared. `Some(None)`: a field, outside every region;
+    /// `Some(Some(s))`: a local of scope `s`. A counter is per-attempt only for a region
+    /// that increments it without declaring it.
+    pub counter_decl: Option<Option<ScopeId>>,
 }
 
 #[derive(Clone, Debug)]
@@ -194,6 +198,8 @@ pub fn analyze(
         out: MethodFlow::default(),
         steps: 0,
         defs,
+        cur_scope: 0,
+        decl_scope: HashMap::new(),
         collect,
     };
     for (i, p) in method.params.iter().enumerate() {
@@ -289,6 +295,10 @@ struct Cx<'p> {
     /// Work counter: bounds the cost of one method whatever its shape.
     steps: u32,
     defs: HashMap<String, (&'p str, &'p Expr)>,
+    /// The lambda, anonymous-method or loop scope being interpreted.
+    cur_scope: ScopeId,
+    /// Scope each local is declared in, for counters declared outside a region.
+    decl_scope: HashMap<String, ScopeId>,
     /// Record regions (the final pass).
     collect: bool,
 }
@@ -398,14 +408,22 @@ impl<'p> Cx<'p> {
                     return None;
                 }
                 let t = self.type_of(recv)?;
-                if let TypeRef::Project(k) = t {
-                    let m = *self
-                        .project
-                        .methods_in_hierarchy(k, &c.name, c.args.len())
-                        .first()?;
-                    return Some(self.ret_type(m));
+                match t {
+                    TypeRef::Project(k) => {
+                        let m = *self
+                            .project
+                            .methods_in_hierarchy(k, &c.name, c.args.len())
+                            .first()?;
+                        Some(self.ret_type(m))
+                    }
+                    // A fluent builder returns itself until `build()`.
+                    TypeRef::External(f)
+                        if f.ends_with("Builder") && !c.name.starts_with("build") =>
+                    {
+                        Some(TypeRef::External(f))
+                    }
+                    _ => None,
                 }
-                None
             }
             _ => None,
         }
@@ -490,6 +508,7 @@ impl<'p> Cx<'p> {
         match s {
             Stmt::Local { ty, name, init, .. } => {
                 self.types.insert(name.clone(), ty.clone());
+                self.decl_scope.insert(name.clone(), self.cur_scope);
                 let t = init.as_ref().map(|e| self.eval(e)).unwrap_or_default();
                 self.note_read(name, init.as_ref());
                 self.env.insert(name.clone(), t);
@@ -504,8 +523,24 @@ impl<'p> Cx<'p> {
                 update,
                 body,
                 each,
+                scope,
+                span,
             } => {
                 self.block(head);
+                let retry = each.is_none() && crate::regions::is_retry_loop(body);
+                if retry && self.collect {
+                    self.out.regions.push(Region {
+                        label: "retry loop".into(),
+                        owner: self.method.name.clone(),
+                        loc: Loc {
+                            file: self.file(),
+                            span: *span,
+                        },
+                        scheduler: false,
+                        parts: vec![crate::regions::Part::Scopes(self.id, vec![*scope])],
+                    });
+                }
+                let outer_scope = std::mem::replace(&mut self.cur_scope, *scope);
                 if let Some((ty, name, coll)) = each {
                     let t = self.eval(coll);
                     self.types.insert(name.clone(), ty.clone());
@@ -525,6 +560,7 @@ impl<'p> Cx<'p> {
                         break;
                     }
                 }
+                self.cur_scope = outer_scope;
             }
             Stmt::Try {
                 resources,
@@ -569,7 +605,7 @@ impl<'p> Cx<'p> {
                 self.eval(scrutinee);
                 self.arms(arms);
             }
-            Stmt::Jump => {}
+            Stmt::Jump | Stmt::Break | Stmt::Continue => {}
         }
     }
 
@@ -899,6 +935,7 @@ impl<'p> Cx<'p> {
             scope,
             label,
             via,
+            counter_decl: None,
         });
         [Origin::Fresh(i)].into()
     }
@@ -987,9 +1024,18 @@ impl<'p> Cx<'p> {
             Expr::This(_) | Expr::Str(..) | Expr::Lit(..) | Expr::Null(_) | Expr::Opaque(_) => {
                 Taint::new()
             }
-            Expr::Lambda(l) => self.eval_lambda(l),
+            Expr::Lambda(l) => self.eval_lambda(l, &Taint::new()),
             Expr::MethodRef(m) => self.eval_method_ref(m),
             Expr::Assign(a) => {
+                if is_increment(a)
+                    && let Some(place) = self.counter_place(&a.target)
+                {
+                    self.eval(&a.value);
+                    let label = format!("counter `{}`", place.trim_start_matches("this."));
+                    let t = self.counter(&place, a.span, label);
+                    self.assign_place(place, t.clone(), true, None);
+                    return t;
+                }
                 let v = self.eval(&a.value);
                 let replace = a.op == "=";
                 match a.target.peel() {
@@ -1067,20 +1113,26 @@ impl<'p> Cx<'p> {
         }
     }
 
-    fn eval_lambda(&mut self, l: &Lambda) -> Taint {
+    /// Evaluate a lambda where it is created; `seed` is what its parameters receive (the
+    /// receiver's value for `promise.flatMap(v -> …)`, `optional.map(k -> …)`).
+    fn eval_lambda(&mut self, l: &Lambda, seed: &Taint) -> Taint {
         let scope = &self.method.scopes[l.scope as usize];
         for (n, ty) in &scope.params {
             self.types.insert(n.clone(), ty.clone().unwrap_or_default());
-            self.env.insert(n.clone(), Taint::new());
+            self.env.insert(n.clone(), seed.clone());
+            self.decl_scope.insert(n.clone(), l.scope);
         }
-        match &l.body {
+        let outer = std::mem::replace(&mut self.cur_scope, l.scope);
+        let t = match &l.body {
             LambdaBody::Expr(e) => self.eval(e),
             LambdaBody::Block(b) => {
                 self.lambda_rets.push(Taint::new());
                 self.block(b);
                 self.lambda_rets.pop().unwrap_or_default()
             }
-        }
+        };
+        self.cur_scope = outer;
+        t
     }
 
     fn eval_anon(&mut self, a: &AnonMethod) -> Taint {
@@ -1088,10 +1140,45 @@ impl<'p> Cx<'p> {
         for (n, ty) in &scope.params {
             self.types.insert(n.clone(), ty.clone().unwrap_or_default());
             self.env.insert(n.clone(), Taint::new());
+            self.decl_scope.insert(n.clone(), a.scope);
         }
+        let outer = std::mem::replace(&mut self.cur_scope, a.scope);
         self.lambda_rets.push(Taint::new());
         self.block(&a.body);
-        self.lambda_rets.pop().unwrap_or_default()
+        let t = self.lambda_rets.pop().unwrap_or_default();
+        self.cur_scope = outer;
+        t
+    }
+
+    /// The variable a counter update changes: a local, a field, or the array an element of
+    /// which is updated.
+    fn counter_place(&self, target: &Expr) -> Option<String> {
+        match target.peel() {
+            Expr::Name(n, _) if self.is_local(n) => Some(n.clone()),
+            Expr::Name(n, _) if self.is_field(n) => Some(format!("this.{n}")),
+            Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => Some(format!("this.{n}")),
+            Expr::Op(parts, _) if parts.len() == 2 => self.counter_place(&parts[0]),
+            _ => None,
+        }
+    }
+
+    /// `n++`, `n += k`, `n = n + k`, `counter.incrementAndGet()` on a place declared outside
+    /// the current scope: a value that differs on every attempt of a region that runs the
+    /// increment but not the declaration.
+    fn counter(&mut self, place: &str, span: Span, label: String) -> Taint {
+        let decl = if place.starts_with("this.") {
+            None
+        } else {
+            Some(self.decl_scope.get(place).copied().unwrap_or(0))
+        };
+        if decl == Some(self.cur_scope) {
+            return Taint::new();
+        }
+        let t = self.fresh(SourceKind::Attempt, span, self.cur_scope, label, None);
+        if let Some(Origin::Fresh(i)) = t.iter().next() {
+            self.out.sources[*i as usize].counter_decl = Some(decl);
+        }
+        t
     }
 
     /// A method reference is a function: its value carries what calling it returns, so a
@@ -1313,6 +1400,11 @@ impl<'p> Cx<'p> {
                 self.eval(a);
                 self.suppress -= 1;
                 args.push(Taint::new());
+            } else if let Expr::Lambda(l) = a
+                && c.recv.is_some()
+                && !recv_is_type
+            {
+                args.push(self.eval_lambda(l, &recv_t));
             } else {
                 args.push(self.eval(a));
             }
@@ -1320,6 +1412,12 @@ impl<'p> Cx<'p> {
 
         if self.collect {
             self.regions_at(c);
+        }
+        if self.cat.sources.counter_methods.contains(&c.name)
+            && let Some(place) = c.recv.as_ref().and_then(|r| self.counter_place(r))
+        {
+            let label = format!("{}.{}()", place.trim_start_matches("this."), c.name);
+            return self.counter(&place, c.span, label);
         }
         if let Some(kind) = self.source_of_call(c) {
             let label = self.call_label(c);
@@ -1722,6 +1820,17 @@ impl<'p> Cx<'p> {
             }
         }
         t
+    }
+}
+
+/// `n++`, `n--`, `n += k`, `n -= k`, `n = n + k`.
+fn is_increment(a: &Assign) -> bool {
+    match a.op.as_str() {
+        "++" | "--" | "+=" | "-=" => true,
+        "=" => matches!(a.value.peel(), Expr::Binary(b)
+            if matches!(b.op.as_str(), "+" | "-")
+                && matches!((b.left.peel(), a.target.peel()), (Expr::Name(x, _), Expr::Name(y, _)) if x == y)),
+        _ => false,
     }
 }
 

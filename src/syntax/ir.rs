@@ -153,6 +153,9 @@ pub enum Stmt {
         body: Block,
         /// `for (T x : coll)`: the element variable.
         each: Option<(String, String, Expr)>,
+        /// The scope of the body (its own for while/do/for; the enclosing one for enhanced for).
+        scope: ScopeId,
+        span: Span,
     },
     Try {
         resources: Block,
@@ -167,7 +170,9 @@ pub enum Stmt {
         scrutinee: Expr,
         arms: Vec<Block>,
     },
-    /// break / continue / empty / anything without data flow.
+    Break,
+    Continue,
+    /// An empty statement, an assertion: nothing that flows.
     Jump,
 }
 

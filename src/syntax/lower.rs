@@ -579,17 +579,23 @@ impl<'a> Lowerer<'a> {
                 out.push(Stmt::If { cond, then, els });
             }
             "while_statement" | "do_statement" => {
+                // The loop body is a scope of its own: a retry loop is a region.
+                let scope = self.new_scope(n, Vec::new());
+                let saved = std::mem::replace(&mut self.scope, scope);
                 let cond = n.child_by_field_name("condition").map(|c| self.expr(c));
                 let body = n
                     .child_by_field_name("body")
                     .map(|c| self.block(c))
                     .unwrap_or_default();
+                self.scope = saved;
                 out.push(Stmt::Loop {
                     head: Vec::new(),
                     cond,
                     update: Vec::new(),
                     body,
                     each: None,
+                    scope,
+                    span: n.child(0).map(span_of).unwrap_or_else(|| span_of(n)),
                 });
             }
             "for_statement" => {
@@ -604,6 +610,8 @@ impl<'a> Lowerer<'a> {
                         head.push(Stmt::Expr(e));
                     }
                 }
+                let scope = self.new_scope(n, Vec::new());
+                let saved = std::mem::replace(&mut self.scope, scope);
                 let cond = n.child_by_field_name("condition").map(|c| self.expr(c));
                 let mut c = n.walk();
                 let ups: Vec<Node<'_>> = n.children_by_field_name("update", &mut c).collect();
@@ -612,12 +620,15 @@ impl<'a> Lowerer<'a> {
                     .child_by_field_name("body")
                     .map(|c| self.block(c))
                     .unwrap_or_default();
+                self.scope = saved;
                 out.push(Stmt::Loop {
                     head,
                     cond,
                     update,
                     body,
                     each: None,
+                    scope,
+                    span: n.child(0).map(span_of).unwrap_or_else(|| span_of(n)),
                 });
             }
             "enhanced_for_statement" => {
@@ -643,6 +654,8 @@ impl<'a> Lowerer<'a> {
                     update: Vec::new(),
                     body,
                     each: Some((ty, name, value)),
+                    scope: self.scope,
+                    span: span_of(n),
                 });
             }
             "try_statement" | "try_with_resources_statement" => {
@@ -737,8 +750,9 @@ impl<'a> Lowerer<'a> {
                 let e = self.expr(n);
                 out.push(Stmt::Expr(e));
             }
-            "assert_statement" | "break_statement" | "continue_statement" | ";"
-            | "line_comment" | "block_comment" => out.push(Stmt::Jump),
+            "break_statement" => out.push(Stmt::Break),
+            "continue_statement" => out.push(Stmt::Continue),
+            "assert_statement" | ";" | "line_comment" | "block_comment" => out.push(Stmt::Jump),
             "explicit_constructor_invocation" => {
                 // this(…) / super(…): arguments still evaluate.
                 let args = n
