@@ -45,6 +45,8 @@ pub struct Summary {
     pub param_sinks: BTreeMap<u16, SinkRef>,
     pub field_sinks: BTreeMap<String, SinkRef>,
     pub field_sources: BTreeMap<String, SourceDesc>,
+    /// Constructors: the parameters each field is set from.
+    pub field_params: BTreeMap<String, BTreeSet<u16>>,
 }
 
 /// A per-attempt value evaluated in this method.
@@ -200,6 +202,7 @@ pub fn analyze(
         defs,
         cur_scope: 0,
         decl_scope: HashMap::new(),
+        last_new: None,
         collect,
     };
     for (i, p) in method.params.iter().enumerate() {
@@ -218,6 +221,9 @@ pub fn analyze(
         cx.finish_fields();
     }
     cx.static_param_sinks();
+    if method.is_ctor {
+        cx.constructor_fields();
+    }
     let ret = std::mem::take(&mut cx.ret);
     for o in &ret {
         match o {
@@ -299,6 +305,8 @@ struct Cx<'p> {
     cur_scope: ScopeId,
     /// Scope each local is declared in, for counters declared outside a region.
     decl_scope: HashMap<String, ScopeId>,
+    /// Fields set by the last `new T(…)` evaluated, for the local it initializes.
+    last_new: Option<(Span, Vec<(String, Taint)>)>,
     /// Record regions (the final pass).
     collect: bool,
 }
@@ -366,10 +374,22 @@ impl<'p> Cx<'p> {
     }
 
     fn type_of(&self, e: &Expr) -> Option<TypeRef> {
+        self.type_of_at(e, 0)
+    }
+
+    fn type_of_at(&self, e: &Expr, depth: usize) -> Option<TypeRef> {
+        if depth > 8 {
+            return None;
+        }
         match e.peel() {
             Expr::Name(n, _) => {
                 if let Some(t) = self.types.get(n) {
-                    if t.is_empty() || t == "var" {
+                    if t == "var" {
+                        // The initializer's type.
+                        let (_, init) = self.defs.get(n)?;
+                        return self.type_of_at(init, depth + 1);
+                    }
+                    if t.is_empty() {
                         return None;
                     }
                     return Some(self.resolve(t));
@@ -407,7 +427,7 @@ impl<'p> Cx<'p> {
                     }
                     return None;
                 }
-                let t = self.type_of(recv)?;
+                let t = self.type_of_at(recv, depth + 1)?;
                 match t {
                     TypeRef::Project(k) => {
                         let m = *self
@@ -463,6 +483,13 @@ impl<'p> Cx<'p> {
                 {
                     return Some(format!("{owner}#{p}"));
                 }
+                // A record accessor: `cmd.orderId()`.
+                if c.args.is_empty() {
+                    let p = format!("{owner}#{}", c.name);
+                    if self.env.contains_key(&p) {
+                        return Some(p);
+                    }
+                }
                 for s in &self.cat.guards.store {
                     if s.reads.contains(&c.name) {
                         let key = c
@@ -512,6 +539,7 @@ impl<'p> Cx<'p> {
                 let t = init.as_ref().map(|e| self.eval(e)).unwrap_or_default();
                 self.note_read(name, init.as_ref());
                 self.env.insert(name.clone(), t);
+                self.object_fields(name, init.as_ref());
             }
             Stmt::Expr(e) => {
                 self.eval(e);
@@ -1644,6 +1672,57 @@ impl<'p> Cx<'p> {
         }
     }
 
+    /// After `x = new T(…)`: what each field of `x` holds, from T's constructor summary, so that
+    /// `x.getOrderId()` carries only the argument stored in `orderId`.
+    fn object_fields(&mut self, local: &str, init: Option<&Expr>) {
+        let Some((span, fields)) = self.last_new.take() else {
+            return;
+        };
+        if !matches!(init.map(|e| e.peel()), Some(Expr::New(n)) if n.span == span) {
+            return;
+        }
+        for (f, t) in fields {
+            self.env.insert(format!("{local}#{f}"), t);
+        }
+    }
+
+    /// A constructor's summary: which parameters each field is set from (records: each
+    /// component from its own parameter).
+    fn constructor_fields(&mut self) {
+        let m = self.method;
+        if m.body.is_none() {
+            for (i, p) in m.params.iter().enumerate() {
+                self.out
+                    .summary
+                    .field_params
+                    .entry(p.name.clone())
+                    .or_default()
+                    .insert(i as u16);
+            }
+            return;
+        }
+        let mut found: Vec<(String, BTreeSet<u16>)> = Vec::new();
+        for (k, v) in &self.env {
+            if let Some(f) = k.strip_prefix("this.")
+                && !f.contains('#')
+                && !f.contains('@')
+                && !v.is_empty()
+                && v.iter().all(|o| matches!(o, Origin::Param(_)))
+            {
+                let ps = v
+                    .iter()
+                    .filter_map(|o| match o {
+                        Origin::Param(p) => Some(*p),
+                        _ => None,
+                    })
+                    .collect();
+                found.push((f.to_string(), ps));
+            }
+        }
+        found.sort();
+        self.out.summary.field_params.extend(found);
+    }
+
     /// A callback or pipeline region made by this call.
     fn regions_at(&mut self, c: &Call) {
         let cat = self.cat;
@@ -1809,6 +1888,22 @@ impl<'p> Cx<'p> {
                     }
                 }
                 let fs: Vec<SourceDesc> = s.field_sources.values().cloned().collect();
+                let fields: Vec<(String, Taint)> = s
+                    .field_params
+                    .iter()
+                    .map(|(f, ps)| {
+                        let mut t = Taint::new();
+                        for p in ps {
+                            if let Some(a) = args.get(*p as usize) {
+                                union(&mut t, a);
+                            }
+                        }
+                        (f.clone(), t)
+                    })
+                    .collect();
+                if !fields.is_empty() {
+                    self.last_new = Some((n.span, fields));
+                }
                 for (a, sink) in hits {
                     self.sink(&a, sink, n.scope, n.span);
                 }

@@ -47,18 +47,36 @@ pub fn annotation_regions(project: &Project, cat: &Catalogue) -> Vec<Region> {
             continue;
         }
         let class = project.class_of(id);
-        let matches = |a: &Annotation| {
-            let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
+        let matches_in = |at: crate::index::ClassRef, a: &Annotation| {
+            let t = project.resolve_type(at.0, Some(at.1 as usize), &a.name);
             cat.regions
                 .annotation
                 .iter()
                 .find(|r| r.annotations.iter().any(|x| project.type_is(&t, x)))
         };
+        let matches = |a: &Annotation| matches_in(class, a);
         let mut hit = None;
         for a in &m.annotations {
             if let Some(r) = matches(a) {
                 hit = Some((r, a.span));
                 break;
+            }
+        }
+        // Declared on the method of an implemented interface or overridden class.
+        if hit.is_none() {
+            'sup: for sup in project.supertypes_of(class) {
+                for sm in project.methods_of(*sup) {
+                    let smm = project.method(*sm);
+                    if smm.name != m.name || smm.params.len() != m.params.len() {
+                        continue;
+                    }
+                    for a in &smm.annotations {
+                        if let Some(r) = matches_in(*sup, a) {
+                            hit = Some((r, m.name_span));
+                            break 'sup;
+                        }
+                    }
+                }
             }
         }
         if hit.is_none() && m.modifiers.is_public {

@@ -364,7 +364,12 @@ impl<'a> Lowerer<'a> {
             init_block.push(Stmt::Block(b));
             return;
         }
-        let (modifiers, _) = self.modifiers(m);
+        let (mut modifiers, _) = self.modifiers(m);
+        if self.facts.classes[class].kind == ClassKind::Interface {
+            // Interface fields are constants.
+            modifiers.is_static = true;
+            modifiers.is_final = true;
+        }
         let ty = m
             .child_by_field_name("type")
             .map(|t| erase_type(self.text(t)))
@@ -1083,9 +1088,14 @@ impl<'a> Lowerer<'a> {
                                 for p in parts {
                                     match p.kind() {
                                         "switch_label" => {}
-                                        "expression_statement" | "block" | "throw_statement" => {
-                                            self.stmt_into(p, &mut b)
+                                        // `case X -> expr;`: the arm's value.
+                                        "expression_statement" => {
+                                            if let Some(e) = p.named_child(0) {
+                                                let e = self.expr(e);
+                                                b.push(Stmt::Return(Some(e), span_of(p)));
+                                            }
                                         }
+                                        "block" | "throw_statement" => self.stmt_into(p, &mut b),
                                         _ => {
                                             let e = self.expr(p);
                                             b.push(Stmt::Return(Some(e), span_of(p)));
