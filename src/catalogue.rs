@@ -56,6 +56,9 @@ pub struct CallbackRegion {
     pub methods: Vec<String>,
     /// Index of the callback argument; negative counts from the end (-1: the last).
     pub callback_arg: i32,
+    /// The call counts only with at least this many arguments.
+    #[serde(default)]
+    pub min_args: usize,
     #[serde(default)]
     pub callback_methods: Vec<String>,
     #[serde(default)]
@@ -270,6 +273,52 @@ impl NameSet {
     }
 }
 
+/// Extra catalogue rows from a user's file (`--catalogue FILE`), in the shape of `rules/`:
+/// `[[regions.annotation]]`, `[[sources.source]]`, `[sinks] methods = […]`, ….
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Extra {
+    #[serde(default)]
+    pub regions: Option<Regions>,
+    #[serde(default)]
+    pub sources: Option<ExtraSources>,
+    #[serde(default)]
+    pub sinks: Option<ExtraSinks>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraSources {
+    #[serde(default)]
+    pub source: Vec<SourceRow>,
+    #[serde(default)]
+    pub factory: Vec<Factory>,
+    #[serde(default)]
+    pub parameter: Vec<ParameterSource>,
+    #[serde(default)]
+    pub counter_methods: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraSinks {
+    /// Key-sink method names, on any receiver (argument 0 is the key).
+    #[serde(default)]
+    pub methods: Vec<String>,
+    /// Idempotency header names.
+    #[serde(default)]
+    pub headers: Vec<String>,
+    #[serde(default)]
+    pub header_setters: Vec<String>,
+    #[serde(default)]
+    pub header_annotations: Vec<String>,
+    #[serde(default)]
+    pub constructor: Vec<SinkConstructor>,
+    /// Parameter names (normalized substrings) that make a parameter a key.
+    #[serde(default)]
+    pub parameter_contains: Vec<String>,
+}
+
 const REGIONS: &str = include_str!("../rules/regions.toml");
 const SOURCES: &str = include_str!("../rules/sources.toml");
 const SINKS: &str = include_str!("../rules/sinks.toml");
@@ -299,6 +348,44 @@ impl Catalogue {
             guards: toml::from_str(GUARDS).map_err(|e| format!("rules/guards.toml: {e}"))?,
             source_names,
         })
+    }
+
+    /// The built-in catalogue with the rows of `extra` files added; an error names the file,
+    /// line and column.
+    pub fn with_extra(files: &[(String, String)]) -> Result<Catalogue, String> {
+        let mut cat = Catalogue::parse()?;
+        for (path, text) in files {
+            let extra: Extra = toml::from_str(text).map_err(|e| format!("{path}: {e}"))?;
+            if let Some(r) = extra.regions {
+                cat.regions.annotation.extend(r.annotation);
+                cat.regions.callback.extend(r.callback);
+                cat.regions.pipeline.extend(r.pipeline);
+                cat.regions.implementation.extend(r.implementation);
+            }
+            if let Some(s) = extra.sources {
+                for row in &s.source {
+                    for m in row.static_methods.iter().chain(&row.instance) {
+                        cat.source_names.add(m);
+                    }
+                }
+                cat.sources.source.extend(s.source);
+                cat.sources.factory.extend(s.factory);
+                cat.sources.parameter.extend(s.parameter);
+                cat.sources.counter_methods.extend(s.counter_methods);
+            }
+            if let Some(k) = extra.sinks {
+                cat.sinks.methods.names.extend(k.methods);
+                cat.sinks.headers.names.extend(k.headers);
+                cat.sinks.headers.setters.extend(k.header_setters);
+                cat.sinks.headers.annotations.extend(k.header_annotations);
+                cat.sinks.constructor.extend(k.constructor);
+                cat.sinks
+                    .parameters
+                    .contains
+                    .extend(k.parameter_contains.iter().map(|c| normalize(c)));
+            }
+        }
+        Ok(cat)
     }
 
     /// Can a call of a method with this name be a source (constructors aside)?

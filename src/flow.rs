@@ -1727,7 +1727,7 @@ impl<'p> Cx<'p> {
     fn regions_at(&mut self, c: &Call) {
         let cat = self.cat;
         for row in &cat.regions.callback {
-            if !row.methods.contains(&c.name) {
+            if !row.methods.contains(&c.name) || c.args.len() < row.min_args {
                 continue;
             }
             let ok = if row.receiver_types.iter().any(|t| t == "*") {

@@ -40,6 +40,8 @@ pub struct Options {
     /// Rule ids to report; empty means all.
     pub select: Vec<String>,
     pub ignore: Vec<String>,
+    /// Extra catalogue files (`--catalogue`), added to the built-in `rules/`.
+    pub catalogues: Vec<PathBuf>,
 }
 
 /// A problem with one file; the rest of the run goes on.
@@ -80,6 +82,7 @@ pub struct Report {
 pub enum RunError {
     MissingPath(PathBuf),
     BadRule(String),
+    Catalogue(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -87,6 +90,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::MissingPath(p) => write!(f, "path `{}` does not exist", p.display()),
             RunError::BadRule(r) => write!(f, "unknown rule `{r}` (see `retrylint rules`)"),
+            RunError::Catalogue(e) => write!(f, "bad catalogue file {e}"),
         }
     }
 }
@@ -152,6 +156,19 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
             return Err(RunError::BadRule(r.clone()));
         }
     }
+    let owned;
+    let cat = if opts.catalogues.is_empty() {
+        catalogue::Catalogue::builtin()
+    } else {
+        let mut files = Vec::new();
+        for p in &opts.catalogues {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| RunError::Catalogue(format!("{}: cannot read: {e}", p.display())))?;
+            files.push((p.display().to_string(), text));
+        }
+        owned = catalogue::Catalogue::with_extra(&files).map_err(RunError::Catalogue)?;
+        &owned
+    };
     let found = phase("discover", || discovery::discover(&opts.paths))
         .map_err(|e| RunError::MissingPath(e.0))?;
     let loaded: Vec<Loaded> = phase("parse", || found.java.par_iter().map(|p| load(p)).collect());
@@ -197,7 +214,6 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
     }
 
     let project = phase("index", || index::Project::new(files));
-    let cat = catalogue::Catalogue::builtin();
     let mut findings = findings::find(&project, cat);
     findings.retain(|f| {
         (opts.select.is_empty()

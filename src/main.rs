@@ -53,6 +53,9 @@ struct CheckArgs {
     /// The lowest level of finding that fails the run.
     #[arg(long, value_enum, default_value_t = FailLevel::Warning)]
     fail_level: FailLevel,
+    /// Extra catalogue rows (regions, sources, sinks) from FILE, in the shape of `rules/`.
+    #[arg(long, value_name = "FILE")]
+    catalogue: Vec<PathBuf>,
     /// SARIF `automationDetails.id`, for several analyses of one repository.
     #[arg(long, value_name = "CATEGORY")]
     sarif_category: Option<String>,
@@ -111,6 +114,7 @@ fn check(args: CheckArgs) -> ExitCode {
         paths,
         select: args.select.clone(),
         ignore: args.ignore.clone(),
+        catalogues: args.catalogue.clone(),
     };
     let report = match retrylint::check(&opts) {
         Ok(r) => r,

@@ -250,3 +250,63 @@ fn readme_rules_table_matches_the_rules() {
         assert!(readme.contains(&row), "README lacks the row: {row}");
     }
 }
+
+#[test]
+fn extra_catalogue_rows_need_no_code_change() {
+    let java = "tests/data/AcmeResilientClient.java";
+    // Unknown to the built-in catalogue: nothing to report.
+    retrylint().args(["check", java]).assert().code(0);
+    let out = retrylint()
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--catalogue",
+            "tests/data/acme-catalogue.toml",
+            java,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(String, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![("RL001".to_string(), 12), ("RL002".to_string(), 17)]
+    );
+    assert!(
+        v["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("@Resilient method `charge`")
+    );
+}
+
+#[test]
+fn a_bad_catalogue_file_is_a_run_error_with_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[[regions.annotation]]\nid = \"x\"\nannotationz = []\n",
+    )
+    .unwrap();
+    let out = retrylint()
+        .args(["check", "--catalogue", bad.to_str().unwrap(), SAFE])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("error: bad catalogue file"), "{err}");
+    assert!(err.contains("line 3"), "{err}");
+}

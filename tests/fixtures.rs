@@ -88,6 +88,7 @@ fn fixtures_match_markers() {
         paths: vec![root.to_path_buf()],
         select: Vec::new(),
         ignore: Vec::new(),
+        catalogues: Vec::new(),
     })
     .expect("fixtures scan");
     let actual: BTreeSet<Expected> = report
