@@ -474,34 +474,30 @@ impl<'p> Cx<'p> {
     }
 
     fn place_of_call(&self, c: &Call) -> Option<String> {
+        let recv = c.recv.as_ref()?;
+        let owner = self.place_of(recv)?;
+        if let Some(p) = property_of(&c.name, "get").or_else(|| property_of(&c.name, "is"))
+            && c.args.is_empty()
         {
-            {
-                let recv = c.recv.as_ref()?;
-                let owner = self.place_of(recv)?;
-                if let Some(p) = property_of(&c.name, "get").or_else(|| property_of(&c.name, "is"))
-                    && c.args.is_empty()
-                {
-                    return Some(format!("{owner}#{p}"));
-                }
-                // A record accessor: `cmd.orderId()`.
-                if c.args.is_empty() {
-                    let p = format!("{owner}#{}", c.name);
-                    if self.env.contains_key(&p) {
-                        return Some(p);
-                    }
-                }
-                for s in &self.cat.guards.store {
-                    if s.reads.contains(&c.name) {
-                        let key = c
-                            .args
-                            .get(s.key_arg)
-                            .and_then(|k| self.project.constant(self.class, k))?;
-                        return Some(format!("{owner}@{key}"));
-                    }
-                }
-                None
+            return Some(format!("{owner}#{p}"));
+        }
+        // A record accessor: `cmd.orderId()`.
+        if c.args.is_empty() {
+            let p = format!("{owner}#{}", c.name);
+            if self.env.contains_key(&p) {
+                return Some(p);
             }
         }
+        for s in &self.cat.guards.store {
+            if s.reads.contains(&c.name) {
+                let key = c
+                    .args
+                    .get(s.key_arg)
+                    .and_then(|k| self.project.constant(self.class, k))?;
+                return Some(format!("{owner}@{key}"));
+            }
+        }
+        None
     }
 
     /// Does a value stored at `place` outlive the attempt?
@@ -1573,7 +1569,6 @@ impl<'p> Cx<'p> {
             for m in &targets {
                 self.out.calls.push((c.scope, *m));
                 let s = &self.sums[m.0 as usize][m.1 as usize];
-                let callee_file = m.0;
                 let mut hits = Vec::new();
                 for (p, sink) in &s.param_sinks {
                     let idx = *p as usize;
@@ -1628,7 +1623,6 @@ impl<'p> Cx<'p> {
                         self.env.insert(format!("this.{f}"), t);
                     }
                 }
-                let _ = callee_file;
             }
             return result;
         }

@@ -508,14 +508,9 @@ pub fn implementation_regions(project: &Project, cat: &Catalogue) -> Vec<Region>
                 let c = (fi as u32, ci as u32);
                 // Methods the framework calls again, by name.
                 let mut names: Vec<String> = Vec::new();
-                let mut anchor: Option<Loc> = None;
                 for (t, _) in implemented_types(project, c) {
                     if is_row_type(&t) {
                         names.extend(row.methods.iter().cloned());
-                        anchor.get_or_insert(Loc {
-                            file: c.0,
-                            span: facts.classes[ci].span,
-                        });
                     }
                     if let TypeRef::Project(k) = t {
                         let kc = project.class(k);
@@ -536,10 +531,6 @@ pub fn implementation_regions(project: &Project, cat: &Catalogue) -> Vec<Region>
                             } else {
                                 names.extend(row.methods.iter().cloned());
                             }
-                            anchor.get_or_insert(Loc {
-                                file: c.0,
-                                span: facts.classes[ci].span,
-                            });
                         }
                     }
                 }
@@ -561,7 +552,6 @@ pub fn implementation_regions(project: &Project, cat: &Catalogue) -> Vec<Region>
                         });
                     }
                 }
-                let _ = anchor;
             }
         }
         if row.supertypes.is_empty() {

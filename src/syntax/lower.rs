@@ -804,6 +804,13 @@ impl<'a> Lowerer<'a> {
         id
     }
 
+    /// The lowered expression in field `field` of `n`, or an opaque one where it is missing.
+    fn field_expr(&mut self, n: Node<'_>, field: &str, span: Span) -> Expr {
+        n.child_by_field_name(field)
+            .map(|x| self.expr(x))
+            .unwrap_or(Expr::Opaque(span))
+    }
+
     pub fn expr(&mut self, n: Node<'_>) -> Expr {
         let span = span_of(n);
         if self.depth > MAX_DEPTH {
@@ -969,18 +976,12 @@ impl<'a> Lowerer<'a> {
                 }))
             }
             "assignment_expression" => {
-                let target = n
-                    .child_by_field_name("left")
-                    .map(|x| self.expr(x))
-                    .unwrap_or(Expr::Opaque(span));
+                let target = self.field_expr(n, "left", span);
                 let op = n
                     .child_by_field_name("operator")
                     .map(|x| self.text(x).to_string())
                     .unwrap_or_else(|| "=".into());
-                let value = n
-                    .child_by_field_name("right")
-                    .map(|x| self.expr(x))
-                    .unwrap_or(Expr::Opaque(span));
+                let value = self.field_expr(n, "right", span);
                 Expr::Assign(Box::new(Assign {
                     target,
                     op,
@@ -989,18 +990,12 @@ impl<'a> Lowerer<'a> {
                 }))
             }
             "binary_expression" => {
-                let left = n
-                    .child_by_field_name("left")
-                    .map(|x| self.expr(x))
-                    .unwrap_or(Expr::Opaque(span));
+                let left = self.field_expr(n, "left", span);
                 let op = n
                     .child_by_field_name("operator")
                     .map(|x| self.text(x).to_string())
                     .unwrap_or_default();
-                let right = n
-                    .child_by_field_name("right")
-                    .map(|x| self.expr(x))
-                    .unwrap_or(Expr::Opaque(span));
+                let right = self.field_expr(n, "right", span);
                 Expr::Binary(Box::new(Binary {
                     op,
                     left,
@@ -1009,18 +1004,9 @@ impl<'a> Lowerer<'a> {
                 }))
             }
             "ternary_expression" => {
-                let c = n
-                    .child_by_field_name("condition")
-                    .map(|x| self.expr(x))
-                    .unwrap_or(Expr::Opaque(span));
-                let a = n
-                    .child_by_field_name("consequence")
-                    .map(|x| self.expr(x))
-                    .unwrap_or(Expr::Opaque(span));
-                let b = n
-                    .child_by_field_name("alternative")
-                    .map(|x| self.expr(x))
-                    .unwrap_or(Expr::Opaque(span));
+                let c = self.field_expr(n, "condition", span);
+                let a = self.field_expr(n, "consequence", span);
+                let b = self.field_expr(n, "alternative", span);
                 Expr::Ternary(Box::new(c), Box::new(a), Box::new(b), span)
             }
             "unary_expression" => {
@@ -1028,10 +1014,7 @@ impl<'a> Lowerer<'a> {
                     .child_by_field_name("operator")
                     .map(|x| self.text(x))
                     .unwrap_or("");
-                let operand = n
-                    .child_by_field_name("operand")
-                    .map(|x| self.expr(x))
-                    .unwrap_or(Expr::Opaque(span));
+                let operand = self.field_expr(n, "operand", span);
                 if op == "!" {
                     Expr::Not(Box::new(operand), span)
                 } else {
@@ -1056,10 +1039,7 @@ impl<'a> Lowerer<'a> {
                     .child_by_field_name("type")
                     .map(|t| erase_type(self.text(t)))
                     .unwrap_or_default();
-                let v = n
-                    .child_by_field_name("value")
-                    .map(|x| self.expr(x))
-                    .unwrap_or(Expr::Opaque(span));
+                let v = self.field_expr(n, "value", span);
                 Expr::Cast(ty, Box::new(v), span)
             }
             "parenthesized_expression" => {
@@ -1070,10 +1050,7 @@ impl<'a> Lowerer<'a> {
                 Expr::Op(vec![inner], span)
             }
             "switch_expression" => {
-                let scrutinee = n
-                    .child_by_field_name("condition")
-                    .map(|x| self.expr(x))
-                    .unwrap_or(Expr::Opaque(span));
+                let scrutinee = self.field_expr(n, "condition", span);
                 let mut arms = Vec::new();
                 if let Some(body) = n.child_by_field_name("body") {
                     let mut c = body.walk();
