@@ -218,6 +218,39 @@ pub struct Guards {
     pub store: Vec<Store>,
     pub compute_once: Vec<ComputeOnce>,
     pub persist: Persist,
+    pub cluster_locks: ClusterLocks,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterLocks {
+    pub annotations: Vec<String>,
+    pub methods: Vec<String>,
+    pub wrappers: Vec<String>,
+    /// Lowercase fragments of SQL text.
+    pub sql: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideEffects {
+    #[serde(default)]
+    pub side_effect: Vec<SideEffect>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideEffect {
+    pub id: String,
+    pub classes: Vec<String>,
+    #[serde(default, rename = "static")]
+    pub static_methods: Vec<String>,
+    #[serde(default)]
+    pub instance: Vec<String>,
+    /// Accessors of a client (`classes`) that return a service whose `instance` methods count.
+    #[serde(default)]
+    pub services: Vec<String>,
+    pub label: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -248,6 +281,7 @@ pub struct Catalogue {
     pub sources: Sources,
     pub sinks: Sinks,
     pub guards: Guards,
+    pub side_effects: SideEffects,
     /// Method names that can make a call a source, for a cheap first test.
     source_names: NameSet,
 }
@@ -323,6 +357,7 @@ const REGIONS: &str = include_str!("../rules/regions.toml");
 const SOURCES: &str = include_str!("../rules/sources.toml");
 const SINKS: &str = include_str!("../rules/sinks.toml");
 const GUARDS: &str = include_str!("../rules/guards.toml");
+const SIDE_EFFECTS: &str = include_str!("../rules/side_effects.toml");
 
 impl Catalogue {
     /// The built-in catalogue. Its files are checked by a unit test, so parsing cannot fail in a
@@ -346,6 +381,8 @@ impl Catalogue {
             sources,
             sinks: toml::from_str(SINKS).map_err(|e| format!("rules/sinks.toml: {e}"))?,
             guards: toml::from_str(GUARDS).map_err(|e| format!("rules/guards.toml: {e}"))?,
+            side_effects: toml::from_str(SIDE_EFFECTS)
+                .map_err(|e| format!("rules/side_effects.toml: {e}"))?,
             source_names,
         })
     }

@@ -191,7 +191,212 @@ pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
         f.message = message(&f, &regs, project);
         out.push(f);
     }
+    out.extend(unkeyed_side_effects(
+        project,
+        &ids,
+        &flows,
+        &all_regions,
+        &reaches,
+    ));
+    out.extend(unlocked_schedulers(project, cat, &flows, &all_regions));
     out
+}
+
+fn region_phrase(project: &Project, path: &str, regs: &[&Region]) -> String {
+    regs.iter()
+        .map(|r| {
+            let file = &project.files[r.loc.file as usize].path;
+            if file == path {
+                format!("{} (line {})", r.describe(), r.loc.span.line())
+            } else {
+                format!("{} ({}:{})", r.describe(), file, r.loc.span.line())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+/// RL004: a known side effect with no key at all, executed in a region.
+fn unkeyed_side_effects(
+    project: &Project,
+    ids: &[MethodId],
+    flows: &HashMap<MethodId, MethodFlow>,
+    all_regions: &[Region],
+    reaches: &[BTreeSet<MethodId>],
+) -> Vec<Finding> {
+    let rule: &'static Rule = &rules::UNKEYED_SIDE_EFFECT;
+    let mut out: BTreeMap<(u32, Span), (Finding, BTreeSet<usize>)> = BTreeMap::new();
+    for id in ids {
+        for e in &flows[id].effects {
+            if e.kind != (flow::EffectKind::SideEffect { keyed: false }) {
+                continue;
+            }
+            let site = flow::SourceSite {
+                kind: crate::catalogue::SourceKind::Random,
+                span: e.span,
+                scope: e.scope,
+                label: e.label.clone(),
+                via: None,
+                counter_decl: None,
+            };
+            let covering: Vec<usize> = all_regions
+                .iter()
+                .enumerate()
+                .filter(|(i, r)| covers(project, r, &reaches[*i], *id, &site, e.scope))
+                .map(|(i, _)| i)
+                .collect();
+            if covering.is_empty() {
+                continue;
+            }
+            let entry = out.entry((id.0, e.span)).or_insert_with(|| {
+                let f = Finding {
+                    rule,
+                    path: project.files[id.0 as usize].path.clone(),
+                    span: e.span,
+                    line: e.span.line(),
+                    column: e.span.start_col + 1,
+                    end_line: e.span.end_row + 1,
+                    end_column: e.span.end_col + 1,
+                    method: project.method(*id).name.clone(),
+                    source: e.label.clone(),
+                    message: String::new(),
+                    via: None,
+                    sinks: Vec::new(),
+                    regions: Vec::new(),
+                    fingerprint: String::new(),
+                };
+                (f, BTreeSet::new())
+            });
+            entry.1.extend(covering);
+        }
+    }
+    out.into_values()
+        .map(|(mut f, regs)| {
+            let regs: Vec<&Region> = regs.iter().map(|i| &all_regions[*i]).collect();
+            for r in &regs {
+                f.regions.push(related(project, &r.loc, format!("{}: re-executed", r.describe())));
+            }
+            let noun = if regs.iter().all(|r| r.scheduler) { "run" } else { "attempt" };
+            f.message = format!(
+                "{} runs on every {noun} of {} with no idempotency key: a retry after a lost response repeats it",
+                f.source,
+                region_phrase(project, &f.path, &regs)
+            );
+            f
+        })
+        .collect()
+}
+
+/// RL005: a per-instance scheduler that reaches a key sink or a side effect with no lock.
+fn unlocked_schedulers(
+    project: &Project,
+    cat: &Catalogue,
+    flows: &HashMap<MethodId, MethodFlow>,
+    all_regions: &[Region],
+) -> Vec<Finding> {
+    let rule: &'static Rule = &rules::UNLOCKED_SCHEDULER;
+    let locked = |m: MethodId| {
+        let mm = project.method(m);
+        let class = project.class_of(m);
+        mm.annotations.iter().any(|a| {
+            let t = project.resolve_type(m.0, Some(class.1 as usize), &a.name);
+            cat.guards
+                .cluster_locks
+                .annotations
+                .iter()
+                .any(|x| project.type_is(&t, x))
+        })
+    };
+    let mut out: BTreeMap<(u32, Span), Finding> = BTreeMap::new();
+    for r in all_regions.iter().filter(|r| r.scheduler) {
+        // Methods run whole by the scheduler, and the effects met on the way.
+        let mut reached: Vec<(MethodId, &flow::Effect)> = Vec::new();
+        let mut seen = BTreeSet::new();
+        let mut stack = Vec::new();
+        for p in &r.parts {
+            match p {
+                regions::Part::Whole(m) => {
+                    if !locked(*m) && seen.insert(*m) {
+                        stack.push(*m);
+                    }
+                }
+                regions::Part::Scopes(m, roots) => {
+                    let mm = project.method(*m);
+                    let Some(f) = flows.get(m) else { continue };
+                    for e in &f.effects {
+                        if !e.guarded && regions::scope_within(mm, e.scope, roots) {
+                            reached.push((*m, e));
+                        }
+                    }
+                    for (s, callee) in &f.unguarded_calls {
+                        if regions::scope_within(mm, *s, roots)
+                            && !locked(*callee)
+                            && seen.insert(*callee)
+                        {
+                            stack.push(*callee);
+                        }
+                    }
+                }
+            }
+        }
+        while let Some(m) = stack.pop() {
+            let Some(f) = flows.get(&m) else { continue };
+            reached.extend(f.effects.iter().filter(|e| !e.guarded).map(|e| (m, e)));
+            for (_, callee) in &f.unguarded_calls {
+                if !locked(*callee) && seen.insert(*callee) {
+                    stack.push(*callee);
+                }
+            }
+        }
+        reached.sort_by(|a, b| (a.0.0, a.1.span).cmp(&(b.0.0, b.1.span)));
+        let Some((m, e)) = reached.first() else {
+            continue;
+        };
+        let path = project.files[r.loc.file as usize].path.clone();
+        let effect = related(
+            project,
+            &Loc {
+                file: m.0,
+                span: e.span,
+            },
+            format!("reached: {}", e.label),
+        );
+        let at = if effect.path == path {
+            format!("line {}", effect.line)
+        } else {
+            format!("{}:{}", effect.path, effect.line)
+        };
+        let what = match e.kind {
+            flow::EffectKind::KeySink => format!("an idempotency key ({})", e.label),
+            flow::EffectKind::SideEffect { .. } => e.label.clone(),
+        };
+        let owner = project
+            .all_methods()
+            .find(|x| r.parts.iter().any(|p| matches!(p, regions::Part::Whole(w) | regions::Part::Scopes(w, _) if w == x)))
+            .map(|x| project.method(x).name.clone())
+            .unwrap_or_else(|| r.owner.clone());
+        out.entry((r.loc.file, r.loc.span)).or_insert_with(|| Finding {
+            rule,
+            path: path.clone(),
+            span: r.loc.span,
+            line: r.loc.span.line(),
+            column: r.loc.span.start_col + 1,
+            end_line: r.loc.span.end_row + 1,
+            end_column: r.loc.span.end_col + 1,
+            method: owner,
+            source: r.describe(),
+            message: format!(
+                "{} runs on every replica and reaches {what} at {at} with no cluster-wide lock: {}",
+                r.describe(),
+                rule.consequence
+            ),
+            via: None,
+            sinks: vec![effect],
+            regions: Vec::new(),
+            fingerprint: String::new(),
+        });
+    }
+    out.into_values().collect()
 }
 
 fn message(f: &Finding, regs: &[&Region], project: &Project) -> String {
@@ -222,7 +427,7 @@ fn message(f: &Finding, regs: &[&Region], project: &Project) -> String {
             }
         })
         .unwrap_or_default();
-    let becomes = if f.rule.source == crate::catalogue::SourceKind::Attempt {
+    let becomes = if f.rule.source == Some(crate::catalogue::SourceKind::Attempt) {
         "becomes part of the idempotency key"
     } else {
         "becomes the idempotency key"

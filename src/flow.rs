@@ -47,6 +47,10 @@ pub struct Summary {
     pub field_sources: BTreeMap<String, SourceDesc>,
     /// Constructors: the parameters each field is set from.
     pub field_params: BTreeMap<String, BTreeSet<u16>>,
+    /// The return value carries an idempotency key (a built request options object).
+    pub ret_keyed: bool,
+    /// The return value says whether a cluster-wide lock is held.
+    pub ret_lock: bool,
 }
 
 /// A per-attempt value evaluated in this method.
@@ -83,6 +87,29 @@ pub struct MethodFlow {
     pub calls: Vec<(ScopeId, MethodId)>,
     /// Regions made by calls in this method (callbacks, pipelines); final pass only.
     pub regions: Vec<Region>,
+    /// Key sinks and known side effects executed here.
+    pub effects: Vec<Effect>,
+    /// Calls not under a cluster-wide lock (RL005 follows only these).
+    pub unguarded_calls: Vec<(ScopeId, MethodId)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EffectKind {
+    KeySink,
+    /// A known non-idempotent call; `keyed` when it carries an idempotency key.
+    SideEffect {
+        keyed: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Effect {
+    pub kind: EffectKind,
+    pub span: Span,
+    pub label: String,
+    pub scope: ScopeId,
+    /// Under a cluster-wide lock taken in this method.
+    pub guarded: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -90,6 +117,10 @@ enum Origin {
     Fresh(u32),
     Param(u16),
     Field(String),
+    /// The value went through a key sink: a request that carries an idempotency key.
+    Keyed,
+    /// The value says whether this instance holds a cluster-wide lock.
+    Lock,
 }
 
 type Taint = BTreeSet<Origin>;
@@ -203,6 +234,8 @@ pub fn analyze(
         cur_scope: 0,
         decl_scope: HashMap::new(),
         last_new: None,
+        guarded: false,
+        keep_cond: false,
         collect,
     };
     for (i, p) in method.params.iter().enumerate() {
@@ -245,10 +278,14 @@ pub fn analyze(
             Origin::Field(f) => {
                 cx.out.summary.ret_fields.insert(f.clone());
             }
+            Origin::Keyed => cx.out.summary.ret_keyed = true,
+            Origin::Lock => cx.out.summary.ret_lock = true,
         }
     }
     cx.out.calls.sort();
     cx.out.calls.dedup();
+    cx.out.unguarded_calls.sort();
+    cx.out.unguarded_calls.dedup();
     cx.out
 }
 
@@ -305,6 +342,10 @@ struct Cx<'p> {
     cur_scope: ScopeId,
     /// Scope each local is declared in, for counters declared outside a region.
     decl_scope: HashMap<String, ScopeId>,
+    /// Inside code that runs only when a cluster-wide lock is held.
+    guarded: bool,
+    /// Evaluating an `if` condition: keep what comparisons and negations are made of.
+    keep_cond: bool,
     /// Fields set by the last `new T(…)` evaluated, for the local it initializes.
     last_new: Option<(Span, Vec<(String, Taint)>)>,
     /// Record regions (the final pass).
@@ -518,9 +559,12 @@ impl<'p> Cx<'p> {
     // ---- statements ---------------------------------------------------------------------
 
     fn block(&mut self, b: &Block) {
+        // A lock taken by `if (!locked) return;` guards the rest of this block only.
+        let guarded = self.guarded;
         for s in b {
             self.stmt(s);
         }
+        self.guarded = guarded;
     }
 
     fn stmt(&mut self, s: &Stmt) {
@@ -745,12 +789,25 @@ impl<'p> Cx<'p> {
     }
 
     fn stmt_if(&mut self, cond: &Expr, then: &Block, els: Option<&Block>) {
-        self.eval(cond);
+        // The condition's own value is not data flow, but it tells whether a lock decides.
+        self.keep_cond = true;
+        let cond_t = self.eval(cond);
+        self.keep_cond = false;
+        let lock = cond_t.contains(&Origin::Lock);
+        let bails_out = matches!(
+            then.last(),
+            Some(Stmt::Return(..) | Stmt::Throw(_) | Stmt::Continue)
+        );
         let guard = self.guard_of(cond);
         let before = self.env.clone();
         let read_before = self.read_place.clone();
         let mark = self.stores.len();
+        let outer_guard = self.guarded;
+        if lock && !(bails_out && els.is_none()) {
+            self.guarded = true;
+        }
         self.block(then);
+        self.guarded = outer_guard;
         let env_then = std::mem::replace(&mut self.env, before.clone());
         let then_stores: Vec<Store> = self.stores[mark..].to_vec();
         let mark2 = self.stores.len();
@@ -767,6 +824,10 @@ impl<'p> Cx<'p> {
             self.generate_once(g, &before, &read_before, &mut absent, &stores);
         }
         self.env = join(&absent, &other);
+        if lock && bails_out && els.is_none() {
+            // `if (!acquired) return;`: what follows runs only with the lock.
+            self.guarded = true;
+        }
     }
 
     /// Values generated on the absent branch and stored where the guard reads are stable; so is
@@ -987,8 +1048,28 @@ impl<'p> Cx<'p> {
                         .entry(f.clone())
                         .or_insert_with(|| sink.clone());
                 }
+                Origin::Keyed | Origin::Lock => {}
             }
         }
+    }
+
+    /// A call graph edge; RL005 follows it only when it is not under a cluster-wide lock.
+    fn edge(&mut self, scope: ScopeId, callee: MethodId) {
+        self.out.calls.push((scope, callee));
+        if !self.guarded {
+            self.out.unguarded_calls.push((scope, callee));
+        }
+    }
+
+    /// A key sink or a known side effect executes here (for RL004 and RL005).
+    fn effect(&mut self, kind: EffectKind, span: Span, label: String, scope: ScopeId) {
+        self.out.effects.push(Effect {
+            kind,
+            span,
+            label,
+            scope,
+            guarded: self.guarded,
+        });
     }
 
     fn read_name(&self, n: &str) -> Taint {
@@ -1111,14 +1192,18 @@ impl<'p> Cx<'p> {
                     let mut t = l;
                     union(&mut t, &r);
                     t
+                } else if self.keep_cond {
+                    let mut t = l;
+                    union(&mut t, &r);
+                    t
                 } else {
                     // Comparisons and logic yield a boolean: a condition is not a data flow.
                     Taint::new()
                 }
             }
             Expr::Not(x, _) => {
-                self.eval(x);
-                Taint::new()
+                let t = self.eval(x);
+                if self.keep_cond { t } else { Taint::new() }
             }
             Expr::Cast(_, x, _) => self.eval(x),
             Expr::Op(xs, _) => {
@@ -1209,6 +1294,12 @@ impl<'p> Cx<'p> {
     /// supplier such as `UUID::randomUUID` or `keys::create` is per-attempt where it is used.
     fn eval_method_ref(&mut self, m: &MethodRef) -> Taint {
         self.method_ref_edge(m, m.scope);
+        // `opt.ifPresent(options::setIdempotencyKey)`: the builder gets a key.
+        if self.cat.sinks.methods.names.contains(&m.name)
+            && let Some(p) = self.place_of(mutated_root(&m.recv))
+        {
+            self.env.entry(p).or_default().insert(Origin::Keyed);
+        }
         let label = format!(
             "{}::{}",
             m.recv.dotted().unwrap_or_else(|| "this".into()),
@@ -1263,7 +1354,7 @@ impl<'p> Cx<'p> {
 
     fn method_ref_edge(&mut self, m: &MethodRef, scope: ScopeId) {
         for target in self.method_ref_targets(m) {
-            self.out.calls.push((scope, target));
+            self.edge(scope, target);
         }
     }
 
@@ -1398,6 +1489,87 @@ impl<'p> Cx<'p> {
     }
 
     fn eval_call(&mut self, c: &Call) -> Taint {
+        let mut t = self.eval_call_inner(c);
+        if self.is_key_sink_call(c) {
+            // The request now carries a key: so do the builder and what it builds.
+            t.insert(Origin::Keyed);
+            if let Some(p) = c.recv.as_ref().and_then(|r| self.place_of(mutated_root(r))) {
+                self.env.entry(p).or_default().insert(Origin::Keyed);
+            }
+        }
+        if self.is_lock_call(c) {
+            t.insert(Origin::Lock);
+        }
+        t
+    }
+
+    fn is_key_sink_call(&self, c: &Call) -> bool {
+        self.cat.sinks.methods.names.contains(&c.name)
+            || (self.cat.sinks.headers.setters.contains(&c.name)
+                && c.args.len() >= 2
+                && self
+                    .project
+                    .constant(self.class, &c.args[0])
+                    .is_some_and(|h| self.cat.is_idempotency_header(&h)))
+    }
+
+    /// Does the call answer whether this instance holds a cluster-wide lock?
+    fn is_lock_call(&self, c: &Call) -> bool {
+        let locks = &self.cat.guards.cluster_locks;
+        if locks.methods.contains(&c.name) {
+            return true;
+        }
+        c.args.iter().any(|a| {
+            let text = match a.peel() {
+                Expr::Name(n, _) if self.is_local(n) => match self.defs.get(n) {
+                    Some((_, init)) => self.project.constant(self.class, init),
+                    None => None,
+                },
+                other => self.project.constant(self.class, other),
+            };
+            text.is_some_and(|t| {
+                let t = t.to_lowercase();
+                locks.sql.iter().any(|f| t.contains(f.as_str()))
+            })
+        })
+    }
+
+    /// A known non-idempotent call (`Charge.create(params)`, `client.refunds().create(…)`).
+    fn side_effect_of(&self, c: &Call) -> Option<String> {
+        let r = c.recv.as_ref()?;
+        let text = format!("{}(…)", self.call_label(c).trim_end_matches("()"));
+        for row in &self.cat.side_effects.side_effect {
+            let matches_class =
+                |t: &TypeRef| row.classes.iter().any(|k| self.project.type_is(t, k));
+            let hit = if self.is_type_name(r) {
+                row.static_methods.contains(&c.name)
+                    && r.dotted().is_some_and(|d| matches_class(&self.resolve(&d)))
+            } else if !row.instance.contains(&c.name) {
+                false
+            } else if !row.services.is_empty() {
+                // `client.charges().create(…)`, `client.v1().charges().create(…)`
+                match r.peel() {
+                    Expr::Call(svc) if row.services.contains(&svc.name) => {
+                        let mut root = svc.recv.as_ref();
+                        while let Some(Expr::Call(x)) = root.map(|e| e.peel()) {
+                            root = x.recv.as_ref();
+                        }
+                        root.and_then(|x| self.type_of(x))
+                            .is_some_and(|t| matches_class(&t))
+                    }
+                    _ => false,
+                }
+            } else {
+                self.type_of(r).is_some_and(|t| matches_class(&t))
+            };
+            if hit {
+                return Some(format!("{} `{text}`", row.label));
+            }
+        }
+        None
+    }
+
+    fn eval_call_inner(&mut self, c: &Call) -> Taint {
         let recv_is_type = c.recv.as_ref().is_some_and(|r| self.is_type_name(r));
         let recv_t = match &c.recv {
             Some(r) if !recv_is_type => self.eval(r),
@@ -1418,6 +1590,10 @@ impl<'p> Cx<'p> {
                     .is_some_and(|p| p.starts_with("this."))
             });
         let mut args = Vec::with_capacity(c.args.len());
+        let outer_guard = self.guarded;
+        if self.cat.guards.cluster_locks.wrappers.contains(&c.name) {
+            self.guarded = true;
+        }
         for (i, a) in c.args.iter().enumerate() {
             if once_arg == Some(i) {
                 self.suppress += 1;
@@ -1433,6 +1609,7 @@ impl<'p> Cx<'p> {
                 args.push(self.eval(a));
             }
         }
+        self.guarded = outer_guard;
 
         if self.collect {
             self.regions_at(c);
@@ -1465,12 +1642,18 @@ impl<'p> Cx<'p> {
                 ..c.span
             },
         };
+        if let Some(label) = self.side_effect_of(c) {
+            let keyed =
+                recv_t.contains(&Origin::Keyed) || args.iter().any(|a| a.contains(&Origin::Keyed));
+            self.effect(EffectKind::SideEffect { keyed }, here.span, label, c.scope);
+        }
         // Key sinks by method name, on any receiver.
         if self.cat.sinks.methods.names.contains(&c.name)
             && let Some(t) = args.get(self.cat.sinks.methods.arg)
         {
             let t = t.clone();
             let label = self.sink_label(c);
+            self.effect(EffectKind::KeySink, here.span, label.clone(), c.scope);
             self.sink(
                 &t,
                 SinkRef {
@@ -1489,6 +1672,12 @@ impl<'p> Cx<'p> {
             && self.cat.is_idempotency_header(&h)
         {
             let t = args[1].clone();
+            self.effect(
+                EffectKind::KeySink,
+                here.span,
+                format!("the `{h}` header"),
+                c.scope,
+            );
             self.sink(
                 &t,
                 SinkRef {
@@ -1566,8 +1755,9 @@ impl<'p> Cx<'p> {
         let targets = self.project.resolve_call(self.class, c, recv_type);
         if !targets.is_empty() {
             let mut result = Taint::new();
+            let mut hits_effects: Vec<(Span, String)> = Vec::new();
             for m in &targets {
-                self.out.calls.push((c.scope, *m));
+                self.edge(c.scope, *m);
                 let s = &self.sums[m.0 as usize][m.1 as usize];
                 let mut hits = Vec::new();
                 for (p, sink) in &s.param_sinks {
@@ -1583,7 +1773,18 @@ impl<'p> Cx<'p> {
                     } else if let Some(a) = args.get(idx) {
                         t = a.clone();
                     }
+                    if sink.at_argument {
+                        // A key parameter of a client method: the request goes out here.
+                        let key_sink = (here.span, sink.label.clone());
+                        hits_effects.push(key_sink);
+                    }
                     hits.push((t, self.at_argument(sink, c.args.get(idx).map(|a| a.span()))));
+                }
+                if s.ret_keyed {
+                    result.insert(Origin::Keyed);
+                }
+                if s.ret_lock {
+                    result.insert(Origin::Lock);
                 }
                 if on_this {
                     for (f, sink) in &s.field_sinks {
@@ -1593,6 +1794,7 @@ impl<'p> Cx<'p> {
                 for (t, sink) in hits {
                     self.sink(&t, sink, c.scope, c.span);
                 }
+                let s = &self.sums[m.0 as usize][m.1 as usize];
                 for p in &s.ret_params {
                     if let Some(a) = args.get(*p as usize) {
                         union(&mut result, a);
@@ -1623,6 +1825,11 @@ impl<'p> Cx<'p> {
                         self.env.insert(format!("this.{f}"), t);
                     }
                 }
+            }
+            hits_effects.sort();
+            hits_effects.dedup();
+            for (span, label) in hits_effects {
+                self.effect(EffectKind::KeySink, span, label, c.scope);
             }
             return result;
         }
@@ -1852,6 +2059,9 @@ impl<'p> Cx<'p> {
                 && let Some(a) = args.get(row.arg)
             {
                 let a = a.clone();
+                let label = format!("argument {} of `new {}(…)`", row.arg + 1, n.ty);
+                self.effect(EffectKind::KeySink, n.span, label, n.scope);
+                t.insert(Origin::Keyed);
                 self.sink(
                     &a,
                     SinkRef {
@@ -1870,7 +2080,7 @@ impl<'p> Cx<'p> {
                 targets.push((k.0, init as u32));
             }
             for m in targets {
-                self.out.calls.push((n.scope, m));
+                self.edge(n.scope, m);
                 let s = &self.sums[m.0 as usize][m.1 as usize];
                 let mut hits = Vec::new();
                 for (p, sink) in &s.param_sinks {

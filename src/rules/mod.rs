@@ -7,6 +7,8 @@ use serde::Serialize;
 mod rl001;
 mod rl002;
 mod rl003;
+mod rl004;
+mod rl005;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -31,8 +33,8 @@ pub struct Rule {
     pub id: &'static str,
     pub name: &'static str,
     pub level: Level,
-    /// The kind of per-attempt source this rule reports.
-    pub source: SourceKind,
+    /// The kind of per-attempt source this rule reports (RL001–RL003).
+    pub source: Option<SourceKind>,
     /// One line: what it finds.
     pub summary: &'static str,
     /// Markdown: why it is a bug, the unsafe and the safe pattern, how to fix.
@@ -45,12 +47,12 @@ pub struct Rule {
 /// Declare a rule's metadata once, next to its documentation.
 macro_rules! declare_rule {
     ($(#[doc = $doc:literal])* $ident:ident { id: $id:literal, name: $name:literal, level: $level:ident,
-      source: $source:ident, summary: $summary:literal, verb: $verb:literal, consequence: $cons:literal $(,)? }) => {
+      source: $source:expr, summary: $summary:literal, verb: $verb:literal, consequence: $cons:literal $(,)? }) => {
         pub const $ident: $crate::rules::Rule = $crate::rules::Rule {
             id: $id,
             name: $name,
             level: $crate::rules::Level::$level,
-            source: $crate::catalogue::SourceKind::$source,
+            source: $source,
             summary: $summary,
             doc: concat!($($doc, "\n"),*),
             verb: $verb,
@@ -61,7 +63,16 @@ macro_rules! declare_rule {
 pub(crate) use declare_rule;
 
 /// Every rule, in id order.
-pub const ALL: &[&Rule] = &[&rl001::RULE, &rl002::RULE, &rl003::RULE];
+pub const ALL: &[&Rule] = &[
+    &rl001::RULE,
+    &rl002::RULE,
+    &rl003::RULE,
+    &rl004::RULE,
+    &rl005::RULE,
+];
+
+pub use rl004::RULE as UNKEYED_SIDE_EFFECT;
+pub use rl005::RULE as UNLOCKED_SCHEDULER;
 
 pub fn by_id(id: &str) -> Option<&'static Rule> {
     ALL.iter()
@@ -72,7 +83,7 @@ pub fn by_id(id: &str) -> Option<&'static Rule> {
 pub fn for_source(kind: SourceKind) -> &'static Rule {
     ALL.iter()
         .copied()
-        .find(|r| r.source == kind)
+        .find(|r| r.source == Some(kind))
         .unwrap_or(ALL[0])
 }
 

@@ -36,7 +36,7 @@ declare_rule! {
         id: "RL001",
         name: "random-idempotency-key-in-retry",
         level: Error,
-        source: Random,
+        source: Some(crate::catalogue::SourceKind::Random),
         summary: "A random value becomes an idempotency key inside code that is re-executed on every attempt",
         verb: "is evaluated",
         consequence: "each retry sends a new key",

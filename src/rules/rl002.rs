@@ -32,7 +32,7 @@ declare_rule! {
         id: "RL002",
         name: "clock-idempotency-key-in-retry",
         level: Error,
-        source: Clock,
+        source: Some(crate::catalogue::SourceKind::Clock),
         summary: "A fine-grained clock value becomes an idempotency key inside code that is re-executed on every attempt",
         verb: "is read",
         consequence: "each retry sends a new key",

@@ -27,7 +27,7 @@ declare_rule! {
         id: "RL003",
         name: "attempt-counter-in-idempotency-key",
         level: Error,
-        source: Attempt,
+        source: Some(crate::catalogue::SourceKind::Attempt),
         summary: "A retry/attempt counter becomes part of an idempotency key, which then differs on every attempt",
         verb: "is read",
         consequence: "each retry sends a different key by construction",
