@@ -348,7 +348,7 @@ fn unlocked_schedulers(
                 }
             }
         }
-        reached.sort_by(|a, b| (a.0.0, a.1.span).cmp(&(b.0.0, b.1.span)));
+        reached.sort_by_key(|(m, e)| (m.0, e.span));
         let Some((m, e)) = reached.first() else {
             continue;
         };

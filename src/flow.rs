@@ -1185,14 +1185,11 @@ impl<'p> Cx<'p> {
             Expr::Binary(b) => {
                 let l = self.eval(&b.left);
                 let r = self.eval(&b.right);
-                if matches!(
+                let arithmetic = matches!(
                     b.op.as_str(),
                     "+" | "-" | "*" | "/" | "%" | "^" | "|" | "&" | "<<" | ">>" | ">>>"
-                ) {
-                    let mut t = l;
-                    union(&mut t, &r);
-                    t
-                } else if self.keep_cond {
+                );
+                if arithmetic || self.keep_cond {
                     let mut t = l;
                     union(&mut t, &r);
                     t
