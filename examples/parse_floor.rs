@@ -45,7 +45,9 @@ fn main() {
                 p
             },
             |parser, path| {
-                let Ok(src) = std::fs::read(path) else { return (0u64, 0u64, 0u64) };
+                let Ok(src) = std::fs::read(path) else {
+                    return (0u64, 0u64, 0u64);
+                };
                 match parser.parse(&src, None) {
                     Some(tree) => (1, src.len() as u64, walk(&tree)),
                     None => (1, src.len() as u64, 0),

@@ -229,6 +229,8 @@ pub struct ClusterLocks {
     pub wrappers: Vec<String>,
     /// Lowercase fragments of SQL text.
     pub sql: Vec<String>,
+    #[serde(default)]
+    pub sql_all: Vec<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -318,6 +320,9 @@ pub struct Extra {
     pub sources: Option<ExtraSources>,
     #[serde(default)]
     pub sinks: Option<ExtraSinks>,
+    /// Known non-idempotent calls, as in `rules/side_effects.toml`.
+    #[serde(default)]
+    pub side_effect: Vec<SideEffect>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -410,6 +415,7 @@ impl Catalogue {
                 cat.sources.parameter.extend(s.parameter);
                 cat.sources.counter_methods.extend(s.counter_methods);
             }
+            cat.side_effects.side_effect.extend(extra.side_effect);
             if let Some(k) = extra.sinks {
                 cat.sinks.methods.names.extend(k.methods);
                 cat.sinks.headers.names.extend(k.headers);

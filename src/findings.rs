@@ -101,19 +101,38 @@ fn covers(
 }
 
 pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
-    let sums = crate::phase("summaries", || flow::summarize(project, cat));
-    let ids: Vec<MethodId> = project.all_methods().collect();
-    let flows: HashMap<MethodId, MethodFlow> = crate::phase("flows", || {
-        ids.par_iter()
-            .map(|id| (*id, flow::analyze(project, cat, &sums, *id, true)))
-            .collect()
-    });
+    // Regions first: annotations and implementations from the index; callbacks, pipelines and
+    // retry loops by interpreting only the methods that could hold one.
+    let empty: flow::Summaries = project
+        .files
+        .iter()
+        .map(|f| vec![flow::Summary::default(); f.facts.methods.len()])
+        .collect();
     let mut all_regions = regions::annotation_regions(project, cat);
     all_regions.extend(regions::implementation_regions(project, cat));
-    for id in &ids {
-        all_regions.extend(flows[id].regions.iter().cloned());
-    }
+    let candidates: Vec<MethodId> = project
+        .all_methods()
+        .filter(|m| regions::may_hold_region(project.method(*m), cat))
+        .collect();
+    let found: Vec<Vec<Region>> = crate::phase("regions", || {
+        candidates
+            .par_iter()
+            .map(|id| flow::analyze(project, cat, &empty, *id, true).regions)
+            .collect()
+    });
+    all_regions.extend(found.into_iter().flatten());
     all_regions.sort_by(|a, b| a.loc.cmp(&b.loc).then(a.label.cmp(&b.label)));
+
+    // Only methods a region reaches can hold a finding or feed one.
+    let (ids, calls) = crate::phase("relevant", || {
+        relevant_methods(project, cat, &empty, &all_regions)
+    });
+    let sums = crate::phase("summaries", || flow::summarize(project, cat, &ids, &calls));
+    let flows: HashMap<MethodId, MethodFlow> = crate::phase("flows", || {
+        ids.par_iter()
+            .map(|id| (*id, flow::analyze(project, cat, &sums, *id, false)))
+            .collect()
+    });
     let reaches: Vec<BTreeSet<MethodId>> = all_regions
         .iter()
         .map(|r| regions::reach(project, &flows, r))
@@ -214,6 +233,49 @@ fn region_phrase(project: &Project, path: &str, regs: &[&Region]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" and ")
+}
+
+/// The methods run by some region (its own methods and everything they call, transitively),
+/// sorted, with the call graph among them.
+fn relevant_methods(
+    project: &Project,
+    cat: &Catalogue,
+    empty: &flow::Summaries,
+    all_regions: &[Region],
+) -> (Vec<MethodId>, HashMap<MethodId, Vec<MethodId>>) {
+    let mut seen: BTreeSet<MethodId> = BTreeSet::new();
+    let mut frontier: Vec<MethodId> = Vec::new();
+    for r in all_regions {
+        for p in &r.parts {
+            let m = match p {
+                Part::Whole(m) | Part::Scopes(m, _) => *m,
+            };
+            if seen.insert(m) {
+                frontier.push(m);
+            }
+        }
+    }
+    let mut calls: HashMap<MethodId, Vec<MethodId>> = HashMap::new();
+    while !frontier.is_empty() {
+        let found: Vec<(MethodId, Vec<MethodId>)> = frontier
+            .par_iter()
+            .map(|id| {
+                let f = flow::analyze(project, cat, empty, *id, false);
+                (*id, f.calls.into_iter().map(|(_, m)| m).collect())
+            })
+            .collect();
+        frontier.clear();
+        for (id, callees) in found {
+            for c in &callees {
+                if seen.insert(*c) {
+                    frontier.push(*c);
+                }
+            }
+            calls.insert(id, callees);
+        }
+        frontier.sort();
+    }
+    (seen.into_iter().collect(), calls)
 }
 
 /// RL004: a known side effect with no key at all, executed in a region.

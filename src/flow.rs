@@ -132,33 +132,33 @@ pub type Summaries = Vec<Vec<Summary>>;
 const MAX_ROUNDS: usize = 64;
 const MAX_LOOP_PASSES: usize = 3;
 
-/// Summaries of every project method, iterated to a fixpoint: the first round analyses every
-/// method; later rounds only the callers of methods whose summary changed.
-pub fn summarize(project: &Project, cat: &Catalogue) -> Summaries {
+/// Summaries of the methods `ids` (callees included), iterated to a fixpoint: the first round
+/// analyses every one; later rounds only the callers of methods whose summary changed.
+/// `calls` is the call graph among them (it does not depend on summaries).
+pub fn summarize(
+    project: &Project,
+    cat: &Catalogue,
+    ids: &[MethodId],
+    calls: &HashMap<MethodId, Vec<MethodId>>,
+) -> Summaries {
     let timings = std::env::var_os("RETRYLINT_TIMINGS").is_some();
     let mut sums: Summaries = project
         .files
         .iter()
         .map(|f| vec![Summary::default(); f.facts.methods.len()])
         .collect();
-    let ids: Vec<MethodId> = project.all_methods().collect();
-    let first: Vec<(MethodId, Summary, Vec<MethodId>)> = ids
-        .par_iter()
-        .map(|id| {
-            let f = analyze(project, cat, &sums, *id, false);
-            (
-                *id,
-                f.summary,
-                f.calls.into_iter().map(|(_, m)| m).collect(),
-            )
-        })
-        .collect();
     let mut callers: HashMap<MethodId, Vec<MethodId>> = HashMap::new();
-    let mut changed: Vec<MethodId> = Vec::new();
-    for (id, summary, calls) in first {
-        for c in calls {
-            callers.entry(c).or_default().push(id);
+    for (caller, callees) in calls {
+        for c in callees {
+            callers.entry(*c).or_default().push(*caller);
         }
+    }
+    let first: Vec<(MethodId, Summary)> = ids
+        .par_iter()
+        .map(|id| (*id, analyze(project, cat, &sums, *id, false).summary))
+        .collect();
+    let mut changed: Vec<MethodId> = Vec::new();
+    for (id, summary) in first {
         if summary != Summary::default() {
             changed.push(id);
         }
@@ -609,8 +609,13 @@ impl<'p> Cx<'p> {
                     });
                 }
                 let outer_scope = std::mem::replace(&mut self.cur_scope, *scope);
+                let outer_guard = self.guarded;
                 if let Some((ty, name, coll)) = each {
                     let t = self.eval(coll);
+                    // Rows this instance claimed (`for (id : repo.claimDue())`) are its own work.
+                    if t.contains(&Origin::Lock) {
+                        self.guarded = true;
+                    }
                     self.types.insert(name.clone(), ty.clone());
                     self.env.insert(name.clone(), t);
                 }
@@ -629,6 +634,7 @@ impl<'p> Cx<'p> {
                     }
                 }
                 self.cur_scope = outer_scope;
+                self.guarded = outer_guard;
             }
             Stmt::Try {
                 resources,
@@ -1524,11 +1530,28 @@ impl<'p> Cx<'p> {
                 },
                 other => self.project.constant(self.class, other),
             };
-            text.is_some_and(|t| {
-                let t = t.to_lowercase();
-                locks.sql.iter().any(|f| t.contains(f.as_str()))
+            text.is_some_and(|t| is_lock_sql(locks, &t))
+        }) || self.callee_locks(c)
+    }
+
+    /// A project method whose query annotation takes a lock or claims rows.
+    fn callee_locks(&self, c: &Call) -> bool {
+        let recv = match &c.recv {
+            None | Some(Expr::This(_)) => None,
+            Some(r) if self.is_type_name(r) => Some(r.dotted().map(|d| self.resolve(&d))),
+            Some(r) => Some(self.type_of(r)),
+        };
+        let locks = &self.cat.guards.cluster_locks;
+        self.project
+            .resolve_call(self.class, c, recv)
+            .iter()
+            .any(|m| {
+                self.project.method(*m).annotations.iter().any(|a| {
+                    a.args
+                        .iter()
+                        .any(|(_, v)| matches!(v.peel(), Expr::Str(s, _) if is_lock_sql(locks, s)))
+                })
             })
-        })
     }
 
     /// A known non-idempotent call (`Charge.create(params)`, `client.refunds().create(…)`).
@@ -2117,6 +2140,16 @@ impl<'p> Cx<'p> {
         }
         t
     }
+}
+
+/// Does SQL text take a cluster-wide lock or claim rows?
+fn is_lock_sql(locks: &crate::catalogue::ClusterLocks, sql: &str) -> bool {
+    let t = sql.to_lowercase();
+    locks.sql.iter().any(|f| t.contains(f.as_str()))
+        || locks
+            .sql_all
+            .iter()
+            .any(|all| all.iter().all(|f| t.contains(f.as_str())))
 }
 
 /// `n++`, `n--`, `n += k`, `n -= k`, `n = n + k`.

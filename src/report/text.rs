@@ -84,18 +84,18 @@ pub fn render(report: &Report, color: bool) -> String {
         let text = sanitize(report.texts.get(&f.path).map(String::as_str).unwrap_or(""));
         let n = text.len();
         let mut labels = vec![LabeledSpan::new_primary_with_span(
-            Some("per-attempt value".into()),
+            Some(f.rule.primary_label.into()),
             span(f.span, n),
         )];
         let mut elsewhere = Vec::new();
         for s in &f.sinks {
             if s.path == f.path {
                 labels.push(LabeledSpan::new_with_span(
-                    Some("idempotency key".into()),
+                    Some(f.rule.related_label.into()),
                     span(s.span, n),
                 ));
             } else {
-                elsewhere.push(format!("key sink at {}:{}", s.path, s.line));
+                elsewhere.push(format!("{} at {}:{}", f.rule.related_label, s.path, s.line));
             }
         }
         for r in &f.regions {
@@ -116,8 +116,8 @@ pub fn render(report: &Report, color: bool) -> String {
             help.push_str(". ");
         }
         help.push_str(&format!(
-            "Compute the key once, before the retried code (`retrylint explain {}`)",
-            f.rule.id
+            "{} (`retrylint explain {}`)",
+            f.rule.fix, f.rule.id
         ));
         let diag = FindingDiag {
             f,

@@ -42,12 +42,18 @@ pub struct Rule {
     /// How the message names what happens to the value (`becomes the idempotency key`).
     pub verb: &'static str,
     pub consequence: &'static str,
+    /// Code-frame labels of the primary location and of the related (sink) locations.
+    pub primary_label: &'static str,
+    pub related_label: &'static str,
+    /// One line of advice under a finding.
+    pub fix: &'static str,
 }
 
 /// Declare a rule's metadata once, next to its documentation.
 macro_rules! declare_rule {
     ($(#[doc = $doc:literal])* $ident:ident { id: $id:literal, name: $name:literal, level: $level:ident,
-      source: $source:expr, summary: $summary:literal, verb: $verb:literal, consequence: $cons:literal $(,)? }) => {
+      source: $source:expr, summary: $summary:literal, verb: $verb:literal, consequence: $cons:literal,
+      primary_label: $pl:literal, related_label: $rl:literal, fix: $fix:literal $(,)? }) => {
         pub const $ident: $crate::rules::Rule = $crate::rules::Rule {
             id: $id,
             name: $name,
@@ -57,6 +63,9 @@ macro_rules! declare_rule {
             doc: concat!($($doc, "\n"),*),
             verb: $verb,
             consequence: $cons,
+            primary_label: $pl,
+            related_label: $rl,
+            fix: $fix,
         };
     };
 }

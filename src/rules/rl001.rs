@@ -40,5 +40,8 @@ declare_rule! {
         summary: "A random value becomes an idempotency key inside code that is re-executed on every attempt",
         verb: "is evaluated",
         consequence: "each retry sends a new key",
+        primary_label: "per-attempt value",
+        related_label: "idempotency key",
+        fix: "Compute the key once, before the retried code",
     }
 }

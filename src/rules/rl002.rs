@@ -36,5 +36,8 @@ declare_rule! {
         summary: "A fine-grained clock value becomes an idempotency key inside code that is re-executed on every attempt",
         verb: "is read",
         consequence: "each retry sends a new key",
+        primary_label: "per-attempt value",
+        related_label: "idempotency key",
+        fix: "Read the time once, before the retried code, or key on a coarse period",
     }
 }

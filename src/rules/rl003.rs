@@ -31,5 +31,8 @@ declare_rule! {
         summary: "A retry/attempt counter becomes part of an idempotency key, which then differs on every attempt",
         verb: "is read",
         consequence: "each retry sends a different key by construction",
+        primary_label: "per-attempt value",
+        related_label: "idempotency key",
+        fix: "Leave the attempt counter out of the key",
     }
 }

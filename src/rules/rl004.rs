@@ -43,5 +43,8 @@ declare_rule! {
         summary: "A known non-idempotent API call runs inside a re-execution region with no idempotency key",
         verb: "runs",
         consequence: "a retry after a lost response repeats it",
+        primary_label: "no idempotency key",
+        related_label: "",
+        fix: "Pass an idempotency key derived from the operation",
     }
 }

@@ -42,5 +42,8 @@ declare_rule! {
         summary: "A per-instance scheduler reaches a key sink or a known side effect with no cluster-wide guard",
         verb: "runs",
         consequence: "every replica sends it",
+        primary_label: "per-instance scheduler",
+        related_label: "reached with no cluster-wide lock",
+        fix: "Let one instance run the job: ShedLock, an advisory lock or leader election",
     }
 }
