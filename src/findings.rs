@@ -278,6 +278,68 @@ fn relevant_methods(
     (seen.into_iter().collect(), calls)
 }
 
+/// The chain of methods from a region's code to `target` (BFS over the call graph; with
+/// `unguarded`, only calls not under a cluster-wide lock), as `Class.method` names.
+fn call_path(
+    project: &Project,
+    flows: &HashMap<MethodId, MethodFlow>,
+    r: &Region,
+    target: MethodId,
+    unguarded: bool,
+) -> Vec<String> {
+    let mut parent: HashMap<MethodId, Option<MethodId>> = HashMap::new();
+    let mut queue = std::collections::VecDeque::new();
+    for p in &r.parts {
+        let m = match p {
+            Part::Whole(m) | Part::Scopes(m, _) => *m,
+        };
+        if parent.insert(m, None).is_none() {
+            queue.push_back(m);
+        }
+    }
+    while let Some(m) = queue.pop_front() {
+        if m == target {
+            break;
+        }
+        let Some(f) = flows.get(&m) else { continue };
+        let edges = if unguarded {
+            &f.unguarded_calls
+        } else {
+            &f.calls
+        };
+        for (_, c) in edges {
+            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(*c) {
+                e.insert(Some(m));
+                queue.push_back(*c);
+            }
+        }
+    }
+    let mut chain = Vec::new();
+    let mut cur = parent.contains_key(&target).then_some(target);
+    while let Some(m) = cur {
+        let mm = project.method(m);
+        chain.push(format!(
+            "{}.{}",
+            project.class(project.class_of(m)).name,
+            mm.name
+        ));
+        cur = parent.get(&m).copied().flatten();
+        if chain.len() > 64 {
+            break;
+        }
+    }
+    chain.reverse();
+    chain
+}
+
+fn through(chain: &[String]) -> String {
+    if chain.len() < 2 {
+        String::new()
+    } else {
+        format!(" through `{}`", chain.join("` → `"))
+    }
+}
+
 /// RL004: a known side effect with no key at all, executed in a region.
 fn unkeyed_side_effects(
     project: &Project,
@@ -287,7 +349,7 @@ fn unkeyed_side_effects(
     reaches: &[BTreeSet<MethodId>],
 ) -> Vec<Finding> {
     let rule: &'static Rule = &rules::UNKEYED_SIDE_EFFECT;
-    let mut out: BTreeMap<(u32, Span), (Finding, BTreeSet<usize>)> = BTreeMap::new();
+    let mut out: BTreeMap<(u32, Span), (Finding, BTreeSet<usize>, MethodId)> = BTreeMap::new();
     for id in ids {
         for e in &flows[id].effects {
             if e.kind != (flow::EffectKind::SideEffect { keyed: false }) {
@@ -327,20 +389,21 @@ fn unkeyed_side_effects(
                     regions: Vec::new(),
                     fingerprint: String::new(),
                 };
-                (f, BTreeSet::new())
+                (f, BTreeSet::new(), *id)
             });
             entry.1.extend(covering);
         }
     }
     out.into_values()
-        .map(|(mut f, regs)| {
+        .map(|(mut f, regs, m)| {
             let regs: Vec<&Region> = regs.iter().map(|i| &all_regions[*i]).collect();
+            let path = through(&call_path(project, flows, regs[0], m, false));
             for r in &regs {
                 f.regions.push(related(project, &r.loc, format!("{}: re-executed", r.describe())));
             }
             let noun = if regs.iter().all(|r| r.scheduler) { "run" } else { "attempt" };
             f.message = format!(
-                "{} runs on every {noun} of {} with no idempotency key: a retry after a lost response repeats it",
+                "{} runs on every {noun} of {}{path} with no idempotency key: a retry after a lost response repeats it",
                 f.source,
                 region_phrase(project, &f.path, &regs)
             );
@@ -448,8 +511,9 @@ fn unlocked_schedulers(
             method: owner,
             source: r.describe(),
             message: format!(
-                "{} runs on every replica and reaches {what} at {at} with no cluster-wide lock: {}",
+                "{} runs on every replica and reaches {what} at {at}{} with no cluster-wide lock: {}",
                 r.describe(),
+                through(&call_path(project, flows, r, *m, true)),
                 rule.consequence
             ),
             via: None,
