@@ -127,6 +127,16 @@ pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
     let (ids, calls) = crate::phase("relevant", || {
         relevant_methods(project, cat, &empty, &all_regions)
     });
+    if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+        let files: BTreeSet<u32> = ids.iter().map(|m| m.0).collect();
+        eprintln!(
+            "retrylint: {} regions, {} candidate methods, {} relevant methods in {} files",
+            all_regions.len(),
+            candidates.len(),
+            ids.len(),
+            files.len()
+        );
+    }
     let sums = crate::phase("summaries", || flow::summarize(project, cat, &ids, &calls));
     let flows: HashMap<MethodId, MethodFlow> = crate::phase("flows", || {
         ids.par_iter()
