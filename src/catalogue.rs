@@ -59,6 +59,9 @@ pub struct CallbackRegion {
     /// The call counts only with at least this many arguments.
     #[serde(default)]
     pub min_args: usize,
+    /// The call counts only when this argument has one of these types.
+    #[serde(default)]
+    pub when_arg: Option<ArgType>,
     #[serde(default)]
     pub callback_methods: Vec<String>,
     #[serde(default)]
@@ -66,6 +69,13 @@ pub struct CallbackRegion {
     pub label: String,
     #[serde(default)]
     pub scheduler: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgType {
+    pub index: usize,
+    pub types: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -227,6 +237,8 @@ pub struct ClusterLocks {
     pub annotations: Vec<String>,
     pub methods: Vec<String>,
     pub wrappers: Vec<String>,
+    #[serde(default)]
+    pub local_types: Vec<String>,
     /// Lowercase fragments of SQL text.
     pub sql: Vec<String>,
     #[serde(default)]

@@ -36,7 +36,9 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
             match entry {
                 Ok(e) => {
                     let path = e.path();
-                    let is_file = e.file_type().is_some_and(|t| t.is_file() || t.is_symlink());
+                    // Regular files and symlinks; a FIFO or socket named `.java` is kept so that
+                    // reading it reports it (it is never opened).
+                    let is_file = e.file_type().is_some_and(|t| !t.is_dir());
                     let explicit = e.depth() == 0;
                     if !(is_file || explicit && path.is_file()) {
                         continue;

@@ -100,7 +100,8 @@ fn covers(
         })
 }
 
-pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
+/// Findings, and the methods the analysis budget cut short.
+pub fn find(project: &Project, cat: &Catalogue) -> (Vec<Finding>, Vec<MethodId>) {
     // Regions first: annotations and implementations from the index; callbacks, pipelines and
     // retry loops by interpreting only the methods that could hold one.
     let empty: flow::Summaries = project
@@ -122,6 +123,9 @@ pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
     });
     all_regions.extend(found.into_iter().flatten());
     all_regions.sort_by(|a, b| a.loc.cmp(&b.loc).then(a.label.cmp(&b.label)));
+    for r in &mut all_regions {
+        r.parts = regions::merge_parts(std::mem::take(&mut r.parts));
+    }
 
     // Only methods a region reaches can hold a finding or feed one.
     let (ids, calls) = crate::phase("relevant", || {
@@ -228,7 +232,12 @@ pub fn find(project: &Project, cat: &Catalogue) -> Vec<Finding> {
         &reaches,
     ));
     out.extend(unlocked_schedulers(project, cat, &flows, &all_regions));
-    out
+    let truncated = ids
+        .iter()
+        .copied()
+        .filter(|id| flows[id].truncated)
+        .collect();
+    (out, truncated)
 }
 
 fn region_phrase(project: &Project, path: &str, regs: &[&Region]) -> String {
@@ -464,8 +473,9 @@ fn unlocked_schedulers(
                         }
                     }
                     for (s, callee) in &f.unguarded_calls {
+                        let lock_applies = locked(*callee) && !f.self_calls.contains(callee);
                         if regions::scope_within(mm, *s, roots)
-                            && !locked(*callee)
+                            && !lock_applies
                             && seen.insert(*callee)
                         {
                             stack.push(*callee);
@@ -478,7 +488,8 @@ fn unlocked_schedulers(
             let Some(f) = flows.get(&m) else { continue };
             reached.extend(f.effects.iter().filter(|e| !e.guarded).map(|e| (m, e)));
             for (_, callee) in &f.unguarded_calls {
-                if !locked(*callee) && seen.insert(*callee) {
+                let lock_applies = locked(*callee) && !f.self_calls.contains(callee);
+                if !lock_applies && seen.insert(*callee) {
                     stack.push(*callee);
                 }
             }

@@ -85,12 +85,16 @@ pub struct MethodFlow {
     pub events: Vec<Event>,
     /// Call graph edges: the scope of the call and the project method it may run.
     pub calls: Vec<(ScopeId, MethodId)>,
+    /// The method was too large for the analysis budget and was analysed only in part.
+    pub truncated: bool,
     /// Regions made by calls in this method (callbacks, pipelines); final pass only.
     pub regions: Vec<Region>,
     /// Key sinks and known side effects executed here.
     pub effects: Vec<Effect>,
     /// Calls not under a cluster-wide lock (RL005 follows only these).
     pub unguarded_calls: Vec<(ScopeId, MethodId)>,
+    /// Methods called on `this`: a proxy-based lock annotation on them does not apply.
+    pub self_calls: Vec<MethodId>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -375,6 +379,7 @@ pub fn analyze(
             Origin::Lock => cx.out.summary.ret_lock = true,
         }
     }
+    cx.out.truncated = cx.steps > MAX_STEPS;
     cx.out.calls.sort();
     cx.out.calls.dedup();
     cx.out.unguarded_calls.sort();
@@ -445,7 +450,9 @@ struct Cx<'p> {
     collect: bool,
 }
 
-const MAX_STEPS: u32 = 200_000;
+/// Steps (statements and expressions interpreted) one method may take: a pathological method is
+/// analysed in part, deterministically, and reported.
+pub const MAX_STEPS: u32 = 200_000;
 
 fn union(a: &mut Taint, b: &Taint) {
     for o in b {
@@ -576,6 +583,13 @@ impl<'p> Cx<'p> {
                     {
                         Some(TypeRef::External(f))
                     }
+                    TypeRef::External(f) => self
+                        .cat
+                        .sources
+                        .factory
+                        .iter()
+                        .find(|row| row.class == f && glob(&row.method, &c.name))
+                        .map(|row| TypeRef::External(row.returns.clone())),
                     _ => None,
                 }
             }
@@ -1613,7 +1627,18 @@ impl<'p> Cx<'p> {
     fn is_lock_call(&self, c: &Call) -> bool {
         let locks = &self.cat.guards.cluster_locks;
         if locks.methods.contains(&c.name) {
-            return true;
+            // A JVM-local lock (`ReentrantLock`, `Semaphore`, a rate limiter) guards one replica.
+            let local = c
+                .recv
+                .as_ref()
+                .and_then(|r| self.type_of(r))
+                .is_some_and(|t| {
+                    locks
+                        .local_types
+                        .iter()
+                        .any(|x| self.project.type_is(&t, x))
+                });
+            return !local;
         }
         c.args.iter().any(|a| {
             let text = match a.peel() {
@@ -1871,6 +1896,9 @@ impl<'p> Cx<'p> {
             let mut hits_effects: Vec<(Span, String)> = Vec::new();
             for m in &targets {
                 self.edge(c.scope, *m);
+                if on_this {
+                    self.out.self_calls.push(*m);
+                }
                 let s = &self.sums[m.0 as usize][m.1 as usize];
                 let mut hits = Vec::new();
                 for (p, sink) in &s.param_sinks {
@@ -2043,6 +2071,16 @@ impl<'p> Cx<'p> {
         for row in &cat.regions.callback {
             if !row.methods.contains(&c.name) || c.args.len() < row.min_args {
                 continue;
+            }
+            if let Some(w) = &row.when_arg {
+                let typed = c
+                    .args
+                    .get(w.index)
+                    .and_then(|a| self.type_of(a))
+                    .is_some_and(|t| w.types.iter().any(|x| self.project.type_is(&t, x)));
+                if !typed {
+                    continue;
+                }
             }
             let ok = if row.receiver_types.iter().any(|t| t == "*") {
                 true

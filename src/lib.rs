@@ -214,7 +214,21 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
     }
 
     let project = phase("index", || index::Project::new(files));
-    let mut findings = findings::find(&project, cat);
+    let (mut findings, truncated) = findings::find(&project, cat);
+    for m in truncated {
+        let mm = project.method(m);
+        report.errors.push(FileError {
+            path: project.files[m.0 as usize].path.clone(),
+            kind: "budget",
+            severity: "warning",
+            message: format!(
+                "method `{}` is larger than the analysis budget ({} steps); it was analysed in part",
+                mm.name,
+                flow::MAX_STEPS
+            ),
+            line: Some(mm.name_span.line()),
+        });
+    }
     findings.retain(|f| {
         (opts.select.is_empty()
             || opts

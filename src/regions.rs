@@ -779,3 +779,29 @@ pub fn may_hold_region(m: &Method, cat: &Catalogue) -> bool {
         }
     }
 }
+
+/// One part per method: scopes of the same method are one region body (a value made in one
+/// deferred stage and used in the next is within the region).
+pub fn merge_parts(parts: Vec<Part>) -> Vec<Part> {
+    let mut whole: Vec<MethodId> = Vec::new();
+    let mut scopes: std::collections::BTreeMap<MethodId, Vec<ScopeId>> =
+        std::collections::BTreeMap::new();
+    for p in parts {
+        match p {
+            Part::Whole(m) => whole.push(m),
+            Part::Scopes(m, s) => scopes.entry(m).or_default().extend(s),
+        }
+    }
+    whole.sort();
+    whole.dedup();
+    let mut out: Vec<Part> = whole.iter().map(|m| Part::Whole(*m)).collect();
+    for (m, mut s) in scopes {
+        if whole.contains(&m) {
+            continue;
+        }
+        s.sort();
+        s.dedup();
+        out.push(Part::Scopes(m, s));
+    }
+    out
+}
