@@ -31,7 +31,7 @@ pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// Files larger than this are reported and skipped.
+/// Files larger than this (by default) are reported and skipped; `--max-file-size` changes it.
 pub const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
@@ -42,6 +42,8 @@ pub struct Options {
     pub ignore: Vec<String>,
     /// Extra catalogue files (`--catalogue`), added to the built-in `rules/`.
     pub catalogues: Vec<PathBuf>,
+    /// Larger files are reported and not analysed.
+    pub max_file_bytes: u64,
 }
 
 /// A problem with one file; the rest of the run goes on.
@@ -102,7 +104,7 @@ enum Loaded {
     Failed(FileError),
 }
 
-fn load(path: &std::path::Path) -> Loaded {
+fn load(path: &std::path::Path, max_bytes: u64) -> Loaded {
     let shown = discovery::display_path(path);
     let fail = |kind, message: String| {
         Loaded::Failed(FileError {
@@ -115,13 +117,12 @@ fn load(path: &std::path::Path) -> Loaded {
     };
     match std::fs::metadata(path) {
         Ok(m) if !m.is_file() => return fail("read", "not a regular file".into()),
-        Ok(m) if m.len() > MAX_FILE_BYTES => {
+        Ok(m) if m.len() > max_bytes => {
             return fail(
                 "skipped",
                 format!(
-                    "{} bytes is over the {} byte limit; not analysed",
-                    m.len(),
-                    MAX_FILE_BYTES
+                    "{} bytes is over the {max_bytes} byte limit (--max-file-size); not analysed",
+                    m.len()
                 ),
             );
         }
@@ -171,7 +172,13 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
     };
     let found = phase("discover", || discovery::discover(&opts.paths))
         .map_err(|e| RunError::MissingPath(e.0))?;
-    let loaded: Vec<Loaded> = phase("parse", || found.java.par_iter().map(|p| load(p)).collect());
+    let loaded: Vec<Loaded> = phase("parse", || {
+        found
+            .java
+            .par_iter()
+            .map(|p| load(p, opts.max_file_bytes))
+            .collect()
+    });
 
     let mut report = Report::default();
     for (p, msg) in &found.problems {

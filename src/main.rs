@@ -56,6 +56,9 @@ struct CheckArgs {
     /// Extra catalogue rows (regions, sources, sinks) from FILE, in the shape of `rules/`.
     #[arg(long, value_name = "FILE")]
     catalogue: Vec<PathBuf>,
+    /// Files larger than this many bytes are reported and not analysed.
+    #[arg(long, value_name = "BYTES", default_value_t = retrylint::MAX_FILE_BYTES)]
+    max_file_size: u64,
     /// SARIF `automationDetails.id`, for several analyses of one repository.
     #[arg(long, value_name = "CATEGORY")]
     sarif_category: Option<String>,
@@ -115,6 +118,7 @@ fn check(args: CheckArgs) -> ExitCode {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
         catalogues: args.catalogue.clone(),
+        max_file_bytes: args.max_file_size,
     };
     let report = match retrylint::check(&opts) {
         Ok(r) => r,

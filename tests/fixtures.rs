@@ -89,6 +89,7 @@ fn fixtures_match_markers() {
         select: Vec::new(),
         ignore: Vec::new(),
         catalogues: Vec::new(),
+        max_file_bytes: retrylint::MAX_FILE_BYTES,
     })
     .expect("fixtures scan");
     let actual: BTreeSet<Expected> = report

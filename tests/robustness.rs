@@ -276,3 +276,36 @@ fn hostile_names_and_code_cannot_inject() {
         assert_eq!(line.matches("::").count(), 2, "an injected command: {line}");
     }
 }
+
+#[test]
+fn the_size_limit_is_reported_and_can_be_raised() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(p.join("Small.java"), RETRIED).unwrap();
+    let out = retrylint()
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--max-file-size",
+            "100",
+            p.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(v["errors"][0]["kind"], "skipped");
+    let out = retrylint()
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--max-file-size",
+            "100000",
+            p.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
