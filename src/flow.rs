@@ -559,14 +559,18 @@ impl<'p> Cx<'p> {
                             return Some(TypeRef::External(f.returns.clone()));
                         }
                     }
-                    if let TypeRef::Project(k) = owner {
-                        let m = *self
-                            .project
-                            .methods_in_hierarchy(k, &c.name, c.args.len())
-                            .first()?;
-                        return Some(self.ret_type(m));
-                    }
-                    return None;
+                    return match owner {
+                        TypeRef::Project(k) => {
+                            let m = *self
+                                .project
+                                .methods_in_hierarchy(k, &c.name, c.args.len())
+                                .first()?;
+                            Some(self.ret_type(m))
+                        }
+                        // A library's static method returns a library type: never a project one.
+                        TypeRef::External(_) => Some(TypeRef::External(String::new())),
+                        TypeRef::Unknown(_) => None,
+                    };
                 }
                 let t = self.type_of_at(recv, depth + 1)?;
                 match t {
@@ -583,13 +587,16 @@ impl<'p> Cx<'p> {
                     {
                         Some(TypeRef::External(f))
                     }
-                    TypeRef::External(f) => self
-                        .cat
-                        .sources
-                        .factory
-                        .iter()
-                        .find(|row| row.class == f && glob(&row.method, &c.name))
-                        .map(|row| TypeRef::External(row.returns.clone())),
+                    TypeRef::External(f) => Some(
+                        self.cat
+                            .sources
+                            .factory
+                            .iter()
+                            .find(|row| row.class == f && glob(&row.method, &c.name))
+                            .map(|row| TypeRef::External(row.returns.clone()))
+                            // A library type's method returns a library type.
+                            .unwrap_or(TypeRef::External(String::new())),
+                    ),
                     _ => None,
                 }
             }
@@ -1512,8 +1519,10 @@ impl<'p> Cx<'p> {
                     .find(|row| {
                         row.instance.iter().any(|m| glob(m, &c.name))
                             && match &t {
-                                Some(t) => row.classes.iter().any(|k| self.project.type_is(t, k)),
-                                None => row.any_receiver,
+                                Some(t) if t.is_known() => {
+                                    row.classes.iter().any(|k| self.project.type_is(t, k))
+                                }
+                                _ => row.any_receiver,
                             }
                             && args_match(&row.args_any, c)
                     })
@@ -2094,7 +2103,7 @@ impl<'p> Cx<'p> {
                             self.type_of(r)
                         };
                         match t {
-                            Some(t) if !matches!(t, TypeRef::Unknown(_)) => row
+                            Some(t) if t.is_known() => row
                                 .receiver_types
                                 .iter()
                                 .any(|x| self.project.type_is(&t, x)),

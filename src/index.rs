@@ -21,6 +21,15 @@ pub enum TypeRef {
     Unknown(String),
 }
 
+impl TypeRef {
+    /// A type a catalogue row can be checked against: not unresolved, and not a library type
+    /// whose name is unknown (what a library method returns).
+    pub fn is_known(&self) -> bool {
+        !matches!(self, TypeRef::Unknown(_))
+            && !matches!(self, TypeRef::External(f) if f.is_empty())
+    }
+}
+
 pub struct Project {
     pub files: Vec<SourceFile>,
     class_by_fqn: HashMap<String, ClassRef>,
@@ -34,6 +43,18 @@ pub struct Project {
     subtypes: HashMap<ClassRef, Vec<ClassRef>>,
     constants_by_name: HashMap<String, Vec<(ClassRef, String)>>,
 }
+
+const OBJECT_METHODS: &[&str] = &[
+    "toString",
+    "equals",
+    "hashCode",
+    "getClass",
+    "clone",
+    "finalize",
+    "notify",
+    "notifyAll",
+    "wait",
+];
 
 const JAVA_LANG: &[&str] = &[
     "System",
@@ -449,6 +470,12 @@ impl Project {
                 found
             }
             Some(Some(TypeRef::External(_))) => Vec::new(),
+            // `java.lang.Object`'s methods are everywhere: a unique project one proves nothing.
+            Some(Some(TypeRef::Unknown(_))) | Some(None)
+                if OBJECT_METHODS.contains(&call.name.as_str()) =>
+            {
+                Vec::new()
+            }
             Some(Some(TypeRef::Unknown(_))) | Some(None) => {
                 let by_arity = self.methods_by_arity.get(&call.name);
                 let exact = by_arity
