@@ -46,14 +46,19 @@ pub struct Finding {
     pub fingerprint: String,
 }
 
+/// The one-based line of a byte offset of a file.
+fn line(project: &Project, file: u32, offset: u32) -> u32 {
+    project.files[file as usize].facts.line_of(offset)
+}
+
 fn related(project: &Project, loc: &Loc, message: String) -> Related {
     Related {
         path: project.files[loc.file as usize].path.clone(),
         span: loc.span,
-        line: loc.span.line(),
-        column: loc.span.start_col + 1,
-        end_line: loc.span.end_row + 1,
-        end_column: loc.span.end_col + 1,
+        line: line(project, loc.file, loc.span.start),
+        column: 0,
+        end_line: line(project, loc.file, loc.span.end),
+        end_column: 0,
         message,
     }
 }
@@ -174,10 +179,10 @@ pub fn find(project: &Project, cat: &Catalogue) -> (Vec<Finding>, Vec<MethodId>)
                 rule,
                 path: project.files[id.0 as usize].path.clone(),
                 span: src.span,
-                line: src.span.line(),
-                column: src.span.start_col + 1,
-                end_line: src.span.end_row + 1,
-                end_column: src.span.end_col + 1,
+                line: line(project, id.0, src.span.start),
+                column: 0,
+                end_line: line(project, id.0, src.span.end),
+                end_column: 0,
                 method: project.method(*id).name.clone(),
                 source: src.label.clone(),
                 message: String::new(),
@@ -245,9 +250,18 @@ fn region_phrase(project: &Project, path: &str, regs: &[&Region]) -> String {
         .map(|r| {
             let file = &project.files[r.loc.file as usize].path;
             if file == path {
-                format!("{} (line {})", r.describe(), r.loc.span.line())
+                format!(
+                    "{} (line {})",
+                    r.describe(),
+                    line(project, r.loc.file, r.loc.span.start)
+                )
             } else {
-                format!("{} ({}:{})", r.describe(), file, r.loc.span.line())
+                format!(
+                    "{} ({}:{})",
+                    r.describe(),
+                    file,
+                    line(project, r.loc.file, r.loc.span.start)
+                )
             }
         })
         .collect::<Vec<_>>()
@@ -396,10 +410,10 @@ fn unkeyed_side_effects(
                     rule,
                     path: project.files[id.0 as usize].path.clone(),
                     span: e.span,
-                    line: e.span.line(),
-                    column: e.span.start_col + 1,
-                    end_line: e.span.end_row + 1,
-                    end_column: e.span.end_col + 1,
+                    line: line(project, id.0, e.span.start),
+                    column: 0,
+                    end_line: line(project, id.0, e.span.end),
+                    end_column: 0,
                     method: project.method(*id).name.clone(),
                     source: e.label.clone(),
                     message: String::new(),
@@ -525,10 +539,10 @@ fn unlocked_schedulers(
             rule,
             path: path.clone(),
             span: r.loc.span,
-            line: r.loc.span.line(),
-            column: r.loc.span.start_col + 1,
-            end_line: r.loc.span.end_row + 1,
-            end_column: r.loc.span.end_col + 1,
+            line: line(project, r.loc.file, r.loc.span.start),
+            column: 0,
+            end_line: line(project, r.loc.file, r.loc.span.end),
+            end_column: 0,
             method: owner,
             source: r.describe(),
             message: format!(
@@ -557,9 +571,18 @@ fn message(f: &Finding, regs: &[&Region], project: &Project) -> String {
         .map(|r| {
             let file = &project.files[r.loc.file as usize].path;
             if *file == f.path {
-                format!("{} (line {})", r.describe(), r.loc.span.line())
+                format!(
+                    "{} (line {})",
+                    r.describe(),
+                    line(project, r.loc.file, r.loc.span.start)
+                )
             } else {
-                format!("{} ({}:{})", r.describe(), file, r.loc.span.line())
+                format!(
+                    "{} ({}:{})",
+                    r.describe(),
+                    file,
+                    line(project, r.loc.file, r.loc.span.start)
+                )
             }
         })
         .collect();
@@ -594,22 +617,15 @@ fn message(f: &Finding, regs: &[&Region], project: &Project) -> String {
 
 /// Columns as UTF-16 code units (SARIF's default), fingerprints, and the final order.
 pub fn finish(findings: &mut [Finding], texts: &BTreeMap<String, String>) {
+    // One-based column of a byte offset in UTF-16 code units, counted from its line's start.
     let col = |path: &str, span: Span, end: bool| -> u32 {
-        let (off, col) = if end {
-            (span.end as usize, span.end_col as usize)
-        } else {
-            (span.start as usize, span.start_col as usize)
-        };
+        let off = if end { span.end } else { span.start } as usize;
         match texts.get(path) {
-            Some(t)
-                if off <= t.len()
-                    && off >= col
-                    && t.is_char_boundary(off - col)
-                    && t.is_char_boundary(off) =>
-            {
-                t[off - col..off].encode_utf16().count() as u32 + 1
+            Some(t) if off <= t.len() && t.is_char_boundary(off) => {
+                let start = t[..off].rfind('\n').map_or(0, |i| i + 1);
+                t[start..off].encode_utf16().count() as u32 + 1
             }
-            _ => col as u32 + 1,
+            _ => 1,
         }
     };
     for f in findings.iter_mut() {

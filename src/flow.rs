@@ -1784,9 +1784,7 @@ impl<'p> Cx<'p> {
             file: self.file(),
             span: Span {
                 start: c.name_span.start,
-                start_row: c.name_span.start_row,
-                start_col: c.name_span.start_col,
-                ..c.span
+                end: c.span.end,
             },
         };
         if let Some(label) = self.side_effect_of(c) {

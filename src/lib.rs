@@ -204,7 +204,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
                             "{} syntax error(s); the rest of the file is still analysed",
                             facts.syntax_errors.len()
                         ),
-                        line: Some(first.line()),
+                        line: Some(facts.line_of(first.start)),
                     });
                 }
                 files.push(index::SourceFile { path, facts });
@@ -233,7 +233,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
                 mm.name,
                 flow::MAX_STEPS
             ),
-            line: Some(mm.name_span.line()),
+            line: Some(project.files[m.0 as usize].facts.line_of(mm.name_span.start)),
         });
     }
     findings.retain(|f| {

@@ -5,24 +5,14 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A byte range in a file plus the zero-based row/byte-column of its ends, as tree-sitter gives them.
+/// A byte range in a file. Lines and columns are computed when they are shown, from the file's
+/// line index ([`FileFacts::line_of`]) or its text.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
 pub struct Span {
     pub start: u32,
     pub end: u32,
-    pub start_row: u32,
-    pub start_col: u32,
-    pub end_row: u32,
-    pub end_col: u32,
-}
-
-impl Span {
-    /// One-based line of the start.
-    pub fn line(&self) -> u32 {
-        self.start_row + 1
-    }
 }
 
 /// Index of a lambda or anonymous-class method inside its enclosing method; 0 is the method body.
@@ -127,6 +117,18 @@ pub struct FileFacts {
     pub methods: Vec<Method>,
     /// Spans tree-sitter could not parse (ERROR or MISSING nodes).
     pub syntax_errors: Vec<Span>,
+    /// Byte offset at which each line starts.
+    pub line_starts: Vec<u32>,
+}
+
+impl FileFacts {
+    /// The one-based line of a byte offset.
+    pub fn line_of(&self, offset: u32) -> u32 {
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i as u32 + 1,
+            Err(i) => i.max(1) as u32,
+        }
+    }
 }
 
 pub type Block = Vec<Stmt>;

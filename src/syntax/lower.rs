@@ -26,6 +26,14 @@ pub fn lower(root: Node<'_>, src: &[u8]) -> FileFacts {
         depth: 0,
     };
     l.collect_errors(root);
+    l.facts.line_starts = std::iter::once(0)
+        .chain(
+            src.iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        )
+        .collect();
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
         match child.kind() {
@@ -42,15 +50,9 @@ pub fn lower(root: Node<'_>, src: &[u8]) -> FileFacts {
 }
 
 pub fn span_of(n: Node<'_>) -> Span {
-    let s = n.start_position();
-    let e = n.end_position();
     Span {
         start: n.start_byte() as u32,
         end: n.end_byte() as u32,
-        start_row: s.row as u32,
-        start_col: s.column as u32,
-        end_row: e.row as u32,
-        end_col: e.column as u32,
     }
 }
 
