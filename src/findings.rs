@@ -566,26 +566,7 @@ fn message(f: &Finding, regs: &[&Region], project: &Project) -> String {
     } else {
         "attempt"
     };
-    let where_: Vec<String> = regs
-        .iter()
-        .map(|r| {
-            let file = &project.files[r.loc.file as usize].path;
-            if *file == f.path {
-                format!(
-                    "{} (line {})",
-                    r.describe(),
-                    line(project, r.loc.file, r.loc.span.start)
-                )
-            } else {
-                format!(
-                    "{} ({}:{})",
-                    r.describe(),
-                    file,
-                    line(project, r.loc.file, r.loc.span.start)
-                )
-            }
-        })
-        .collect();
+    let where_ = region_phrase(project, &f.path, regs);
     let sink = f
         .sinks
         .first()
@@ -609,9 +590,7 @@ fn message(f: &Finding, regs: &[&Region], project: &Project) -> String {
     };
     format!(
         "{} {} on every {noun} of {} and {becomes} at {sink}: {consequence}",
-        f.source,
-        f.rule.verb,
-        where_.join(" and "),
+        f.source, f.rule.verb, where_,
     )
 }
 

@@ -166,10 +166,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn annotation(&mut self, n: Node<'_>) -> Annotation {
-        let name = n
-            .child_by_field_name("name")
-            .map(|x| self.text(x).to_string())
-            .unwrap_or_default();
+        let name = self.field_text(n, "name");
         let mut args = Vec::new();
         if let Some(list) = n.child_by_field_name("arguments") {
             let mut c = list.walk();
@@ -207,10 +204,7 @@ impl<'a> Lowerer<'a> {
         if self.depth > MAX_DEPTH {
             return;
         }
-        let name = n
-            .child_by_field_name("name")
-            .map(|x| self.text(x).to_string())
-            .unwrap_or_default();
+        let name = self.field_text(n, "name");
         let fqn = match outer {
             Some(o) => format!("{}.{}", self.facts.classes[o].fqn, name),
             None if self.facts.package.is_empty() => name.clone(),
@@ -372,17 +366,11 @@ impl<'a> Lowerer<'a> {
             modifiers.is_static = true;
             modifiers.is_final = true;
         }
-        let ty = m
-            .child_by_field_name("type")
-            .map(|t| erase_type(self.text(t)))
-            .unwrap_or_default();
+        let ty = self.field_type(m);
         let mut c2 = m.walk();
         let decls: Vec<Node<'_>> = m.children_by_field_name("declarator", &mut c2).collect();
         for d in decls {
-            let name = d
-                .child_by_field_name("name")
-                .map(|x| self.text(x).to_string())
-                .unwrap_or_default();
+            let name = self.field_text(d, "name");
             let init = d.child_by_field_name("value").map(|v| self.expr(v));
             if let Some(e) = &init
                 && !modifiers.is_static
@@ -411,14 +399,8 @@ impl<'a> Lowerer<'a> {
             match p.kind() {
                 "formal_parameter" => {
                     let (_, annotations) = self.modifiers(p);
-                    let ty = p
-                        .child_by_field_name("type")
-                        .map(|t| erase_type(self.text(t)))
-                        .unwrap_or_default();
-                    let name = p
-                        .child_by_field_name("name")
-                        .map(|x| self.text(x).to_string())
-                        .unwrap_or_default();
+                    let ty = self.field_type(p);
+                    let name = self.field_text(p, "name");
                     out.push(Param {
                         name,
                         ty,
@@ -433,12 +415,7 @@ impl<'a> Lowerer<'a> {
                     let mut c2 = p.walk();
                     for ch in p.named_children(&mut c2) {
                         match ch.kind() {
-                            "variable_declarator" => {
-                                name = ch
-                                    .child_by_field_name("name")
-                                    .map(|x| self.text(x).to_string())
-                                    .unwrap_or_default()
-                            }
+                            "variable_declarator" => name = self.field_text(ch, "name"),
                             "modifiers" => {}
                             _ if ty.is_empty() => ty = erase_type(self.text(ch)) + "[]",
                             _ => {}
@@ -484,10 +461,7 @@ impl<'a> Lowerer<'a> {
                     Vec::new()
                 }
             });
-        let ret = n
-            .child_by_field_name("type")
-            .map(|t| erase_type(self.text(t)))
-            .unwrap_or_default();
+        let ret = self.field_type(n);
         self.scopes = vec![Scope {
             parent: None,
             span: span_of(n),
@@ -547,17 +521,11 @@ impl<'a> Lowerer<'a> {
         self.depth += 1;
         match n.kind() {
             "local_variable_declaration" => {
-                let ty = n
-                    .child_by_field_name("type")
-                    .map(|t| erase_type(self.text(t)))
-                    .unwrap_or_default();
+                let ty = self.field_type(n);
                 let mut c = n.walk();
                 let decls: Vec<Node<'_>> = n.children_by_field_name("declarator", &mut c).collect();
                 for d in decls {
-                    let name = d
-                        .child_by_field_name("name")
-                        .map(|x| self.text(x).to_string())
-                        .unwrap_or_default();
+                    let name = self.field_text(d, "name");
                     let init = d.child_by_field_name("value").map(|v| self.expr(v));
                     out.push(Stmt::Local {
                         ty: ty.clone(),
@@ -639,14 +607,8 @@ impl<'a> Lowerer<'a> {
                 });
             }
             "enhanced_for_statement" => {
-                let ty = n
-                    .child_by_field_name("type")
-                    .map(|t| erase_type(self.text(t)))
-                    .unwrap_or_default();
-                let name = n
-                    .child_by_field_name("name")
-                    .map(|x| self.text(x).to_string())
-                    .unwrap_or_default();
+                let ty = self.field_type(n);
+                let name = self.field_text(n, "name");
                 let value = n
                     .child_by_field_name("value")
                     .map(|v| self.expr(v))
@@ -670,14 +632,8 @@ impl<'a> Lowerer<'a> {
                 if let Some(r) = n.child_by_field_name("resources") {
                     let mut c = r.walk();
                     for res in r.named_children(&mut c) {
-                        let ty = res
-                            .child_by_field_name("type")
-                            .map(|t| erase_type(self.text(t)))
-                            .unwrap_or_default();
-                        let name = res
-                            .child_by_field_name("name")
-                            .map(|x| self.text(x).to_string())
-                            .unwrap_or_default();
+                        let ty = self.field_type(res);
+                        let name = self.field_text(res, "name");
                         let init = res.child_by_field_name("value").map(|v| self.expr(v));
                         resources.push(Stmt::Local {
                             ty,
@@ -806,6 +762,20 @@ impl<'a> Lowerer<'a> {
         id
     }
 
+    /// The text of field `field` of `n`, or an empty string where it is missing.
+    fn field_text(&self, n: Node<'_>, field: &str) -> String {
+        n.child_by_field_name(field)
+            .map(|x| self.text(x).to_string())
+            .unwrap_or_default()
+    }
+
+    /// The erased type written in the `type` field of `n`.
+    fn field_type(&self, n: Node<'_>) -> String {
+        n.child_by_field_name("type")
+            .map(|t| erase_type(self.text(t)))
+            .unwrap_or_default()
+    }
+
     /// The lowered expression in field `field` of `n`, or an opaque one where it is missing.
     fn field_expr(&mut self, n: Node<'_>, field: &str, span: Span) -> Expr {
         n.child_by_field_name(field)
@@ -849,10 +819,7 @@ impl<'a> Lowerer<'a> {
                 }))
             }
             "object_creation_expression" => {
-                let ty = n
-                    .child_by_field_name("type")
-                    .map(|t| erase_type(self.text(t)))
-                    .unwrap_or_default();
+                let ty = self.field_type(n);
                 let args = n
                     .child_by_field_name("arguments")
                     .map(|a| self.args(a))
@@ -865,10 +832,7 @@ impl<'a> Lowerer<'a> {
                         if m.kind() != "method_declaration" {
                             continue;
                         }
-                        let name = m
-                            .child_by_field_name("name")
-                            .map(|x| self.text(x).to_string())
-                            .unwrap_or_default();
+                        let name = self.field_text(m, "name");
                         let params: Vec<(String, Option<String>)> = m
                             .child_by_field_name("parameters")
                             .map(|p| self.params(p))
@@ -993,10 +957,7 @@ impl<'a> Lowerer<'a> {
             }
             "binary_expression" => {
                 let left = self.field_expr(n, "left", span);
-                let op = n
-                    .child_by_field_name("operator")
-                    .map(|x| self.text(x).to_string())
-                    .unwrap_or_default();
+                let op = self.field_text(n, "operator");
                 let right = self.field_expr(n, "right", span);
                 Expr::Binary(Box::new(Binary {
                     op,
@@ -1037,10 +998,7 @@ impl<'a> Lowerer<'a> {
                 }))
             }
             "cast_expression" => {
-                let ty = n
-                    .child_by_field_name("type")
-                    .map(|t| erase_type(self.text(t)))
-                    .unwrap_or_default();
+                let ty = self.field_type(n);
                 let v = self.field_expr(n, "value", span);
                 Expr::Cast(ty, Box::new(v), span)
             }
