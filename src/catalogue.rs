@@ -90,8 +90,6 @@ pub struct PipelineRegion {
     #[serde(default)]
     pub chain_methods: Vec<String>,
     #[serde(default)]
-    pub deferred: Vec<OperatorArgs>,
-    #[serde(default)]
     pub eager: Vec<OperatorArgs>,
 }
 

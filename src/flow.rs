@@ -789,10 +789,7 @@ impl<'p> Cx<'p> {
                 self.eval(e);
             }
             Stmt::Block(b) => self.block(b),
-            Stmt::Switch { scrutinee, arms } => {
-                self.eval(scrutinee);
-                self.arms(arms);
-            }
+
             Stmt::Jump | Stmt::Break | Stmt::Continue => {}
         }
     }

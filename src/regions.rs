@@ -719,12 +719,6 @@ pub fn may_hold_region(m: &Method, cat: &Catalogue) -> bool {
                     stmts.extend(finally.iter().flatten());
                 }
                 Stmt::Block(b) => stmts.extend(b.iter()),
-                Stmt::Switch { scrutinee, arms } => {
-                    exprs.push(scrutinee);
-                    for a in arms {
-                        stmts.extend(a.iter());
-                    }
-                }
                 Stmt::Return(None, _) | Stmt::Break | Stmt::Continue | Stmt::Jump => {}
             }
             continue;

@@ -168,10 +168,6 @@ pub enum Stmt {
     Return(Option<Expr>, Span),
     Throw(Expr),
     Block(Block),
-    Switch {
-        scrutinee: Expr,
-        arms: Vec<Block>,
-    },
     Break,
     Continue,
     /// An empty statement, an assertion: nothing that flows.
