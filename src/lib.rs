@@ -4,6 +4,7 @@
 //! the project, compute method summaries, find regions, and report every per-attempt value
 //! that reaches an idempotency key sink inside the same region execution.
 
+pub mod cache;
 pub mod catalogue;
 pub mod discovery;
 pub mod findings;
@@ -44,6 +45,8 @@ pub struct Options {
     pub catalogues: Vec<PathBuf>,
     /// Larger files are reported and not analysed.
     pub max_file_bytes: u64,
+    /// Where per-file facts are cached (`None`: no cache).
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// A problem with one file; the rest of the run goes on.
@@ -104,7 +107,7 @@ enum Loaded {
     Failed(FileError),
 }
 
-fn load(path: &std::path::Path, max_bytes: u64) -> Loaded {
+fn load(path: &std::path::Path, max_bytes: u64, cache: &cache::Cache) -> Loaded {
     let shown = discovery::display_path(path);
     let fail = |kind, message: String| {
         Loaded::Failed(FileError {
@@ -136,8 +139,14 @@ fn load(path: &std::path::Path, max_bytes: u64) -> Loaded {
     if bytes.iter().take(8192).any(|b| *b == 0) {
         return fail("parse", "binary content (NUL bytes); not analysed".into());
     }
+    if let Some(f) = cache.get(&bytes) {
+        return Loaded::Parsed(shown, f);
+    }
     match syntax::parse(&bytes) {
-        Some(f) => Loaded::Parsed(shown, f),
+        Some(f) => {
+            cache.put(&bytes, &f);
+            Loaded::Parsed(shown, f)
+        }
         None => fail("parse", "tree-sitter produced no syntax tree".into()),
     }
 }
@@ -172,11 +181,15 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
     };
     let found = phase("discover", || discovery::discover(&opts.paths))
         .map_err(|e| RunError::MissingPath(e.0))?;
+    let cache = match &opts.cache_dir {
+        Some(root) => cache::Cache::open(root),
+        None => cache::Cache::disabled(),
+    };
     let loaded: Vec<Loaded> = phase("parse", || {
         found
             .java
             .par_iter()
-            .map(|p| load(p, opts.max_file_bytes))
+            .map(|p| load(p, opts.max_file_bytes, &cache))
             .collect()
     });
 

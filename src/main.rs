@@ -56,6 +56,13 @@ struct CheckArgs {
     /// Extra catalogue rows (regions, sources, sinks) from FILE, in the shape of `rules/`.
     #[arg(long, value_name = "FILE")]
     catalogue: Vec<PathBuf>,
+    /// Do not read or write the cache of per-file facts (`.retrylint_cache`).
+    #[arg(long)]
+    no_cache: bool,
+    /// Keep the cache in DIR/.retrylint_cache (default: the current directory when the scanned
+    /// paths are inside it, else the first scanned directory).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
     /// Files larger than this many bytes are reported and not analysed.
     #[arg(long, value_name = "BYTES", default_value_t = retrylint::MAX_FILE_BYTES)]
     max_file_size: u64,
@@ -107,11 +114,36 @@ fn main() -> ExitCode {
     }
 }
 
+/// The project a cache belongs to: the current directory when every scanned path is inside it,
+/// else the first scanned directory (or the directory of the first file).
+fn cache_root(paths: &[PathBuf]) -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let inside = |p: &PathBuf| {
+        std::fs::canonicalize(p)
+            .ok()
+            .zip(std::fs::canonicalize(&cwd).ok())
+            .is_some_and(|(p, c)| p.starts_with(c))
+    };
+    if paths.iter().all(inside) {
+        return cwd;
+    }
+    match paths.first() {
+        Some(p) if p.is_dir() => p.clone(),
+        Some(p) => p.parent().map(PathBuf::from).unwrap_or(cwd),
+        None => cwd,
+    }
+}
+
 fn check(args: CheckArgs) -> ExitCode {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
         args.paths.clone()
+    };
+    let cache_dir = if args.no_cache {
+        None
+    } else {
+        Some(args.cache_dir.clone().unwrap_or_else(|| cache_root(&paths)))
     };
     let opts = retrylint::Options {
         paths,
@@ -119,6 +151,7 @@ fn check(args: CheckArgs) -> ExitCode {
         ignore: args.ignore.clone(),
         catalogues: args.catalogue.clone(),
         max_file_bytes: args.max_file_size,
+        cache_dir,
     };
     let report = match retrylint::check(&opts) {
         Ok(r) => r,

@@ -310,3 +310,40 @@ fn a_bad_catalogue_file_is_a_run_error_with_its_position() {
     assert!(err.starts_with("error: bad catalogue file"), "{err}");
     assert!(err.contains("line 3"), "{err}");
 }
+
+#[test]
+fn the_cache_gives_the_same_findings_and_follows_edits_in_other_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(
+        p.join("Caller.java"),
+        "package a;\nimport org.springframework.retry.annotation.Retryable;\nclass Caller {\n  private final Keys keys = new Keys();\n  @Retryable\n  void pay(Client c) {\n    c.setIdempotencyKey(keys.next());\n  }\n}\n",
+    )
+    .unwrap();
+    let random = "package a;\nimport java.util.UUID;\nclass Keys {\n  String next() { return UUID.randomUUID().toString(); }\n}\n";
+    let stable = "package a;\nclass Keys {\n  String next() { return \"order-1\"; }\n}\n";
+    std::fs::write(p.join("Keys.java"), random).unwrap();
+    let run = |cache: bool| {
+        let mut args = vec!["check", "--format", "json", p.to_str().unwrap()];
+        if !cache {
+            args.push("--no-cache");
+        }
+        let out = retrylint().args(&args).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let cold = run(true);
+    assert!(p.join(".retrylint_cache/.gitignore").exists());
+    assert!(
+        cold.contains("\"line\": 7"),
+        "the finding in the caller: {cold}"
+    );
+    assert_eq!(run(true), cold, "a warm cache changes nothing");
+    assert_eq!(run(false), cold);
+    // Editing the callee changes the caller's finding, cache or not.
+    std::fs::write(p.join("Keys.java"), stable).unwrap();
+    let after = run(true);
+    assert!(!after.contains("\"rule\": \"RL001\""), "{after}");
+    assert_eq!(after, run(false));
+    std::fs::write(p.join("Keys.java"), random).unwrap();
+    assert_eq!(run(true), cold);
+}

@@ -90,6 +90,7 @@ fn fixtures_match_markers() {
         ignore: Vec::new(),
         catalogues: Vec::new(),
         max_file_bytes: retrylint::MAX_FILE_BYTES,
+        cache_dir: None,
     })
     .expect("fixtures scan");
     let actual: BTreeSet<Expected> = report

@@ -92,6 +92,7 @@ fn run(dir: &std::path::Path) -> (String, String, usize) {
         ignore: Vec::new(),
         catalogues: Vec::new(),
         max_file_bytes: retrylint::MAX_FILE_BYTES,
+        cache_dir: None,
     })
     .expect("the run itself succeeds");
     let opts = RenderOptions {
