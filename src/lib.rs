@@ -47,6 +47,9 @@ pub struct Options {
     pub max_file_bytes: u64,
     /// Where per-file facts are cached (`None`: no cache).
     pub cache_dir: Option<PathBuf>,
+    /// Report only on these files, while `paths` still give the project its facts (a
+    /// `@Retryable` caller or a key helper in a file that is not reported on).
+    pub report_scope: Option<Vec<PathBuf>>,
 }
 
 /// A problem with one file; the rest of the run goes on.
@@ -228,7 +231,23 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
             }
         }
     }
-    report.summary.files_scanned = files.len();
+    // The report scope, by canonical path, and whether each scanned file is in it.
+    let scope: Option<std::collections::HashSet<PathBuf>> = opts.report_scope.as_ref().map(|v| {
+        v.iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect()
+    });
+    let canonical: std::collections::HashMap<String, PathBuf> = found
+        .java
+        .iter()
+        .filter_map(|p| Some((discovery::display_path(p), std::fs::canonicalize(p).ok()?)))
+        .collect();
+    let in_scope = |shown: &str| match &scope {
+        None => true,
+        Some(s) => canonical.get(shown).is_some_and(|c| s.contains(c)),
+    };
+    report.summary.files_scanned = files.iter().filter(|f| in_scope(&f.path)).count();
+    report.errors.retain(|e| in_scope(&e.path));
     for (ext, _) in &found.other {
         *report.summary.not_analysed.entry(ext.clone()).or_default() += 1;
     }
@@ -259,6 +278,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
                 .ignore
                 .iter()
                 .any(|s| rules::by_id(s).is_some_and(|r| r.id == f.rule.id))
+            && in_scope(&f.path)
     });
     for f in &findings {
         if !report.texts.contains_key(&f.path)

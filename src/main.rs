@@ -114,6 +114,40 @@ fn main() -> ExitCode {
     }
 }
 
+/// The project a file belongs to: its nearest enclosing directory holding `.git`, else its own
+/// directory.
+fn project_root(file: &std::path::Path) -> PathBuf {
+    let dir = file
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let dir = if dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        dir
+    };
+    let mut cur = std::fs::canonicalize(&dir).ok();
+    while let Some(d) = cur {
+        if d.join(".git").exists() {
+            return relative_to_cwd(d);
+        }
+        cur = d.parent().map(PathBuf::from);
+    }
+    dir
+}
+
+/// `d` relative to the current directory when it is inside it, so reports keep short paths.
+fn relative_to_cwd(d: PathBuf) -> PathBuf {
+    match std::env::current_dir()
+        .ok()
+        .and_then(|c| std::fs::canonicalize(c).ok())
+    {
+        Some(c) if d == c => PathBuf::from("."),
+        Some(c) => d.strip_prefix(&c).map(PathBuf::from).unwrap_or(d),
+        None => d,
+    }
+}
+
 /// The project a cache belongs to: the current directory when every scanned path is inside it,
 /// else the first scanned directory (or the directory of the first file).
 fn cache_root(paths: &[PathBuf]) -> PathBuf {
@@ -145,6 +179,24 @@ fn check(args: CheckArgs) -> ExitCode {
     } else {
         Some(args.cache_dir.clone().unwrap_or_else(|| cache_root(&paths)))
     };
+    // Files named on the command line (a pre-commit file list) are the report scope; the project
+    // they belong to gives the facts.
+    let (paths, report_scope) = if !args.paths.is_empty() && args.paths.iter().all(|p| p.is_file())
+    {
+        let mut roots = vec![project_root(&args.paths[0])];
+        for p in &args.paths {
+            let inside = std::fs::canonicalize(p)
+                .ok()
+                .zip(std::fs::canonicalize(&roots[0]).ok())
+                .is_some_and(|(p, r)| p.starts_with(r));
+            if !inside {
+                roots.push(p.clone());
+            }
+        }
+        (roots, Some(args.paths.clone()))
+    } else {
+        (paths, None)
+    };
     let opts = retrylint::Options {
         paths,
         select: args.select.clone(),
@@ -152,6 +204,7 @@ fn check(args: CheckArgs) -> ExitCode {
         catalogues: args.catalogue.clone(),
         max_file_bytes: args.max_file_size,
         cache_dir,
+        report_scope,
     };
     let report = match retrylint::check(&opts) {
         Ok(r) => r,

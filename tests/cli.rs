@@ -347,3 +347,55 @@ fn the_cache_gives_the_same_findings_and_follows_edits_in_other_files() {
     std::fs::write(p.join("Keys.java"), random).unwrap();
     assert_eq!(run(true), cold);
 }
+
+#[test]
+fn a_file_list_is_the_report_scope_and_the_project_gives_the_facts() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir(p.join(".git")).unwrap();
+    std::fs::create_dir(p.join("src")).unwrap();
+    // The region is in Billing.java; the key is minted and sent in Gateway.java.
+    std::fs::write(
+        p.join("src/Billing.java"),
+        "package a;\nimport org.springframework.retry.annotation.Retryable;\nclass Billing {\n  private final Gateway gateway = new Gateway();\n  @Retryable\n  void run() {\n    gateway.charge();\n  }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("src/Gateway.java"),
+        "package a;\nimport java.util.UUID;\nclass Gateway {\n  void charge() {\n    Client.options().setIdempotencyKey(UUID.randomUUID().toString());\n  }\n}\n",
+    )
+    .unwrap();
+    let findings = |args: &[&str]| {
+        let out = retrylint().current_dir(p).args(args).output().unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("{}:{}", f["path"].as_str().unwrap(), f["line"]))
+            .collect::<Vec<_>>()
+    };
+    let full = findings(&["check", "--format", "json", "--no-cache", "."]);
+    assert_eq!(full, vec!["src/Gateway.java:5"]);
+    // Only the changed file is passed: the @Retryable caller in the other file still counts.
+    assert_eq!(
+        findings(&[
+            "check",
+            "--format",
+            "json",
+            "--no-cache",
+            "src/Gateway.java"
+        ]),
+        full
+    );
+    assert!(
+        findings(&[
+            "check",
+            "--format",
+            "json",
+            "--no-cache",
+            "src/Billing.java"
+        ])
+        .is_empty()
+    );
+}

@@ -91,6 +91,7 @@ fn fixtures_match_markers() {
         catalogues: Vec::new(),
         max_file_bytes: retrylint::MAX_FILE_BYTES,
         cache_dir: None,
+        report_scope: None,
     })
     .expect("fixtures scan");
     let actual: BTreeSet<Expected> = report

@@ -93,6 +93,7 @@ fn run(dir: &std::path::Path) -> (String, String, usize) {
         catalogues: Vec::new(),
         max_file_bytes: retrylint::MAX_FILE_BYTES,
         cache_dir: None,
+        report_scope: None,
     })
     .expect("the run itself succeeds");
     let opts = RenderOptions {
