@@ -116,7 +116,7 @@ fn rule_value(r: &crate::rules::Rule) -> Value {
         "name": r.name,
         "shortDescription": { "text": r.summary },
         "fullDescription": { "text": r.summary },
-        "help": { "text": crate::rules::explain(r), "markdown": r.doc },
+        "help": { "text": crate::rules::explain(r), "markdown": r.markdown() },
         "helpUri": format!("https://github.com/retrylint/retrylint/blob/main/README.md#{}", r.id.to_lowercase()),
         "defaultConfiguration": { "level": r.level.as_str() },
         "properties": {

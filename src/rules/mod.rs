@@ -96,6 +96,19 @@ pub fn for_source(kind: SourceKind) -> &'static Rule {
         .unwrap_or(ALL[0])
 }
 
+impl Rule {
+    /// The documentation as markdown: the doc comment without the space after each `///`.
+    pub fn markdown(&self) -> String {
+        self.doc
+            .lines()
+            .map(|l| l.strip_prefix(' ').unwrap_or(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim_end()
+            .to_string()
+    }
+}
+
 /// Documentation text as a terminal shows it: markdown headings and fences kept readable.
 pub fn explain(rule: &Rule) -> String {
     format!(
@@ -104,7 +117,7 @@ pub fn explain(rule: &Rule) -> String {
         rule.name,
         rule.summary,
         rule.level.as_str(),
-        rule.doc.trim_end()
+        rule.markdown()
     )
 }
 
