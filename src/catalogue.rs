@@ -246,6 +246,9 @@ pub struct ClusterLocks {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SideEffects {
+    /// Types of request options that may carry a key (globs on the simple name).
+    #[serde(default)]
+    pub key_carriers: Vec<String>,
     #[serde(default)]
     pub side_effect: Vec<SideEffect>,
 }

@@ -1678,6 +1678,18 @@ impl<'p> Cx<'p> {
             })
     }
 
+    /// Request options received from the caller (`RequestOptions options` parameter).
+    fn is_key_carrier_param(&self, arg: &Expr, t: &Taint) -> bool {
+        t.iter().any(|o| matches!(o, Origin::Param(_)))
+            && self.type_of(arg).is_some_and(|ty| {
+                self.cat
+                    .side_effects
+                    .key_carriers
+                    .iter()
+                    .any(|k| self.project.type_is(&ty, k))
+            })
+    }
+
     /// A known non-idempotent call (`Charge.create(params)`, `client.refunds().create(…)`).
     fn side_effect_of(&self, c: &Call) -> Option<String> {
         let r = c.recv.as_ref()?;
@@ -1785,8 +1797,12 @@ impl<'p> Cx<'p> {
             },
         };
         if let Some(label) = self.side_effect_of(c) {
-            let keyed =
-                recv_t.contains(&Origin::Keyed) || args.iter().any(|a| a.contains(&Origin::Keyed));
+            let keyed = recv_t.contains(&Origin::Keyed)
+                || args.iter().any(|a| a.contains(&Origin::Keyed))
+                || c.args
+                    .iter()
+                    .zip(&args)
+                    .any(|(a, t)| self.is_key_carrier_param(a, t));
             self.effect(EffectKind::SideEffect { keyed }, here.span, label, c.scope);
         }
         // Key sinks by method name, on any receiver.
