@@ -44,6 +44,9 @@ pub struct AnnotationRegion {
     pub label: String,
     #[serde(default)]
     pub class_level: bool,
+    /// Methods of an annotated class that carry one of these are not regions.
+    #[serde(default)]
+    pub class_level_except: Vec<String>,
     #[serde(default)]
     pub scheduler: bool,
 }

@@ -82,7 +82,14 @@ pub fn annotation_regions(project: &Project, cat: &Catalogue) -> Vec<Region> {
         if hit.is_none() && m.modifiers.is_public {
             for a in &project.class(class).annotations {
                 if let Some(r) = matches(a).filter(|r| r.class_level) {
-                    hit = Some((r, a.span));
+                    // A recovery method of a retried class runs once, after the attempts.
+                    let exempt = m.annotations.iter().any(|ma| {
+                        let t = project.resolve_type(id.0, Some(class.1 as usize), &ma.name);
+                        r.class_level_except.iter().any(|x| project.type_is(&t, x))
+                    });
+                    if !exempt {
+                        hit = Some((r, a.span));
+                    }
                     break;
                 }
             }
