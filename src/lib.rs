@@ -52,6 +52,22 @@ pub struct Options {
     pub report_scope: Option<Vec<PathBuf>>,
 }
 
+impl Options {
+    /// Scan `paths` with every rule, the built-in catalogue, the default size limit, no cache
+    /// and no report scope.
+    pub fn new(paths: Vec<PathBuf>) -> Options {
+        Options {
+            paths,
+            select: Vec::new(),
+            ignore: Vec::new(),
+            catalogues: Vec::new(),
+            max_file_bytes: MAX_FILE_BYTES,
+            cache_dir: None,
+            report_scope: None,
+        }
+    }
+}
+
 /// A problem with one file; the rest of the run goes on.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct FileError {

@@ -84,16 +84,8 @@ fn fixtures_match_markers() {
     let (expected, pending): (BTreeSet<_>, BTreeSet<_>) = expected_all
         .into_iter()
         .partition(|e| implemented.contains(e.rule.as_str()));
-    let report = retrylint::check(&retrylint::Options {
-        paths: vec![root.to_path_buf()],
-        select: Vec::new(),
-        ignore: Vec::new(),
-        catalogues: Vec::new(),
-        max_file_bytes: retrylint::MAX_FILE_BYTES,
-        cache_dir: None,
-        report_scope: None,
-    })
-    .expect("fixtures scan");
+    let report = retrylint::check(&retrylint::Options::new(vec![root.to_path_buf()]))
+        .expect("fixtures scan");
     let actual: BTreeSet<Expected> = report
         .findings
         .iter()

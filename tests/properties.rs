@@ -86,16 +86,8 @@ fn apply(mut src: Vec<u8>, edits: &[Edit]) -> Vec<u8> {
 }
 
 fn run(dir: &std::path::Path) -> (String, String, usize) {
-    let report = retrylint::check(&retrylint::Options {
-        paths: vec![dir.to_path_buf()],
-        select: Vec::new(),
-        ignore: Vec::new(),
-        catalogues: Vec::new(),
-        max_file_bytes: retrylint::MAX_FILE_BYTES,
-        cache_dir: None,
-        report_scope: None,
-    })
-    .expect("the run itself succeeds");
+    let report = retrylint::check(&retrylint::Options::new(vec![dir.to_path_buf()]))
+        .expect("the run itself succeeds");
     let opts = RenderOptions {
         color: false,
         sarif_category: None,
