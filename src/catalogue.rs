@@ -224,6 +224,8 @@ pub struct SinkParameters {
 #[serde(deny_unknown_fields)]
 pub struct Guards {
     pub absence_methods: Vec<String>,
+    #[serde(default)]
+    pub absent_fallbacks: Vec<String>,
     pub presence_methods: Vec<String>,
     pub first_attempt: Vec<String>,
     pub store: Vec<Store>,

@@ -1678,6 +1678,51 @@ impl<'p> Cx<'p> {
             })
     }
 
+    /// `Optional.ofNullable(place).orElseGet(…)`: the place whose absence the supplier fills.
+    fn fallback_place(&self, c: &Call) -> Option<String> {
+        if !self.cat.guards.absent_fallbacks.contains(&c.name) {
+            return None;
+        }
+        let Expr::Call(of) = c.recv.as_ref()?.peel() else {
+            return None;
+        };
+        self.place_of(of.args.first()?)
+    }
+
+    /// A fallback supplier that stores its fresh value back into the place it stands in for,
+    /// durably, is a generate-once guard: its value is stable.
+    fn eval_fallback(&mut self, l: &Lambda, place: &str) -> Taint {
+        let mark = self.stores.len();
+        let persisted = self.persisted.len();
+        let t = self.eval_lambda(l, &Taint::new());
+        let fresh: Taint = t
+            .iter()
+            .filter(|o| matches!(o, Origin::Fresh(_)))
+            .cloned()
+            .collect();
+        let stored: Vec<Store> = self.stores[mark..]
+            .iter()
+            .filter(|st| st.place == place && !fresh.is_empty() && fresh.is_subset(&st.value))
+            .cloned()
+            .collect();
+        let Some(first) = stored.iter().map(|st| st.seq).min() else {
+            return t;
+        };
+        let owner = place.split_once('#').map(|(o, _)| o.to_string());
+        let durable = self.is_durable(place)
+            || owner.is_some_and(|o| {
+                self.persisted[persisted..]
+                    .iter()
+                    .any(|(p, n)| *p == o && *n > first)
+            });
+        if !durable {
+            return t;
+        }
+        let calls: Vec<Span> = stored.iter().filter_map(|st| st.call).collect();
+        self.drop_store_events(&fresh, &calls);
+        t.into_iter().filter(|o| !fresh.contains(o)).collect()
+    }
+
     /// Request options received from the caller (`RequestOptions options` parameter).
     fn is_key_carrier_param(&self, arg: &Expr, t: &Taint) -> bool {
         t.iter().any(|o| matches!(o, Origin::Param(_)))
@@ -1756,6 +1801,10 @@ impl<'p> Cx<'p> {
                 self.eval(a);
                 self.suppress -= 1;
                 args.push(Taint::new());
+            } else if let Expr::Lambda(l) = a
+                && let Some(place) = self.fallback_place(c)
+            {
+                args.push(self.eval_fallback(l, &place));
             } else if let Expr::Lambda(l) = a
                 && c.recv.is_some()
                 && !recv_is_type
