@@ -75,33 +75,18 @@ fn covers(
 ) -> bool {
     let s = src.scope;
     let within = |roots: &[u32], x: u32| regions::scope_within(project.method(m), x, roots);
-    if let Some(decl) = src.counter_decl {
-        // A counter counts attempts only for a region that does not declare it.
-        return match decl {
-            None => {
-                reach.contains(&m)
-                    || r.parts.iter().any(|p| match p {
-                        Part::Whole(x) => *x == m,
-                        Part::Scopes(x, roots) => *x == m && within(roots, s) && within(roots, t),
-                    })
-            }
-            Some(d) => r.parts.iter().any(|p| match p {
-                Part::Scopes(x, roots) => {
-                    *x == m && within(roots, s) && within(roots, t) && !within(roots, d)
-                }
-                Part::Whole(_) => false,
-            }),
-        };
+    // A counter declared in the method counts attempts only for a region (a loop or a lambda)
+    // that updates it without declaring it; a field counter is like any other source.
+    if let Some(Some(d)) = src.counter_decl {
+        return r.parts.iter().any(|p| {
+            matches!(p, Part::Scopes(x, roots)
+                if *x == m && within(roots, s) && within(roots, t) && !within(roots, d))
+        });
     }
     reach.contains(&m)
         || r.parts.iter().any(|p| match p {
             Part::Whole(x) => *x == m,
-            Part::Scopes(x, roots) => {
-                *x == m && {
-                    let mm = project.method(m);
-                    regions::scope_within(mm, s, roots) && regions::scope_within(mm, t, roots)
-                }
-            }
+            Part::Scopes(x, roots) => *x == m && within(roots, s) && within(roots, t),
         })
 }
 
@@ -243,6 +228,15 @@ pub fn find(project: &Project, cat: &Catalogue) -> (Vec<Finding>, Vec<MethodId>)
         .filter(|id| flows[id].truncated)
         .collect();
     (out, truncated)
+}
+
+/// What one execution of these regions is called: a scheduler's `run`, a retry's `attempt`.
+fn execution_noun(regs: &[&Region]) -> &'static str {
+    if regs.iter().all(|r| r.scheduler) {
+        "run"
+    } else {
+        "attempt"
+    }
 }
 
 fn region_phrase(project: &Project, path: &str, regs: &[&Region]) -> String {
@@ -434,7 +428,7 @@ fn unkeyed_side_effects(
             for r in &regs {
                 f.regions.push(related(project, &r.loc, format!("{}: re-executed", r.describe())));
             }
-            let noun = if regs.iter().all(|r| r.scheduler) { "run" } else { "attempt" };
+                        let noun = execution_noun(&regs);
             f.message = format!(
                 "{} runs on every {noun} of {}{path} with no idempotency key: a retry after a lost response repeats it",
                 f.source,
@@ -561,11 +555,7 @@ fn unlocked_schedulers(
 }
 
 fn message(f: &Finding, regs: &[&Region], project: &Project) -> String {
-    let noun = if regs.iter().all(|r| r.scheduler) {
-        "run"
-    } else {
-        "attempt"
-    };
+    let noun = execution_noun(regs);
     let where_ = region_phrase(project, &f.path, regs);
     let sink = f
         .sinks

@@ -296,29 +296,27 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
                 .any(|s| rules::by_id(s).is_some_and(|r| r.id == f.rule.id))
             && in_scope(&f.path)
     });
+    // The text of every file a finding points into, for columns, code frames and line hashes.
+    let by_shown: std::collections::HashMap<String, &PathBuf> = found
+        .java
+        .iter()
+        .map(|p| (discovery::display_path(p), p))
+        .collect();
     for f in &findings {
-        if !report.texts.contains_key(&f.path)
-            && let Some(p) = found
-                .java
-                .iter()
-                .find(|p| discovery::display_path(p) == f.path)
-            && let Ok(b) = std::fs::read(p)
-        {
-            report
-                .texts
-                .insert(f.path.clone(), String::from_utf8_lossy(&b).into_owned());
-        }
-        for r in f.sinks.iter().chain(&f.regions) {
-            if !report.texts.contains_key(&r.path)
-                && let Some(p) = found
-                    .java
-                    .iter()
-                    .find(|p| discovery::display_path(p) == r.path)
+        let related = f
+            .sinks
+            .iter()
+            .chain(&f.regions)
+            .chain(&f.via)
+            .map(|r| &r.path);
+        for path in std::iter::once(&f.path).chain(related) {
+            if !report.texts.contains_key(path)
+                && let Some(p) = by_shown.get(path)
                 && let Ok(b) = std::fs::read(p)
             {
                 report
                     .texts
-                    .insert(r.path.clone(), String::from_utf8_lossy(&b).into_owned());
+                    .insert(path.clone(), String::from_utf8_lossy(&b).into_owned());
             }
         }
     }
