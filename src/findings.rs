@@ -10,7 +10,7 @@ use crate::syntax::ir::Span;
 use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Related {
@@ -91,7 +91,14 @@ fn covers(
 }
 
 /// Findings, and the methods the analysis budget cut short.
-pub fn find(project: &Project, cat: &Catalogue) -> (Vec<Finding>, Vec<MethodId>) {
+/// With `only`, regions are looked for only in those methods (the prefilter's methods that
+/// can lead to a key sink or a side effect; no other region can hold a finding).
+pub fn find(
+    project: &Project,
+    cat: &Catalogue,
+    only: Option<&HashSet<MethodId>>,
+) -> (Vec<Finding>, Vec<MethodId>) {
+    let wanted = |m: &MethodId| only.is_none_or(|o| o.contains(m));
     // Regions first: annotations and implementations from the index; callbacks, pipelines and
     // retry loops by interpreting only the methods that could hold one.
     let empty: flow::Summaries = project
@@ -99,11 +106,11 @@ pub fn find(project: &Project, cat: &Catalogue) -> (Vec<Finding>, Vec<MethodId>)
         .iter()
         .map(|f| vec![flow::Summary::default(); f.facts.methods.len()])
         .collect();
-    let mut all_regions = regions::annotation_regions(project, cat);
-    all_regions.extend(regions::implementation_regions(project, cat));
+    let mut all_regions = regions::annotation_regions(project, cat, &wanted);
+    all_regions.extend(regions::implementation_regions(project, cat, &wanted));
     let candidates: Vec<MethodId> = project
         .all_methods()
-        .filter(|m| regions::may_hold_region(project.method(*m), cat))
+        .filter(|m| wanted(m) && regions::may_hold_region(project.method(*m), cat))
         .collect();
     let found: Vec<Vec<Region>> = crate::phase("regions", || {
         candidates
@@ -112,6 +119,11 @@ pub fn find(project: &Project, cat: &Catalogue) -> (Vec<Finding>, Vec<MethodId>)
             .collect()
     });
     all_regions.extend(found.into_iter().flatten());
+    all_regions.retain(|r| {
+        r.parts.iter().any(|p| match p {
+            Part::Whole(m) | Part::Scopes(m, _) => wanted(m),
+        })
+    });
     all_regions.sort_by(|a, b| a.loc.cmp(&b.loc).then(a.label.cmp(&b.label)));
     for r in &mut all_regions {
         r.parts = regions::merge_parts(std::mem::take(&mut r.parts));

@@ -34,7 +34,6 @@ pub struct Project {
     pub files: Vec<SourceFile>,
     class_by_fqn: HashMap<String, ClassRef>,
     methods_of_class: HashMap<ClassRef, Vec<MethodId>>,
-    methods_by_name: HashMap<String, Vec<MethodId>>,
     /// Non-constructor methods by name, then exact arity; varargs methods under `usize::MAX`.
     methods_by_arity: HashMap<String, HashMap<usize, Vec<MethodId>>>,
     /// Per file: simple name → fully qualified name of its single-type imports.
@@ -42,6 +41,12 @@ pub struct Project {
     supertypes: HashMap<ClassRef, Vec<ClassRef>>,
     subtypes: HashMap<ClassRef, Vec<ClassRef>>,
     constants_by_name: HashMap<String, Vec<(ClassRef, String)>>,
+    /// When set, every lookup that files not in the project could answer differently is
+    /// recorded (see [`crate::scope`]).
+    deps: Option<crate::scope::Deps>,
+    /// Per class, the classes its `extends`/`implements` clauses were looked up as, recorded
+    /// when its supertypes are asked for (not when the index is built).
+    super_lookups: HashMap<ClassRef, Vec<String>>,
 }
 
 const OBJECT_METHODS: &[&str] = &[
@@ -94,17 +99,45 @@ const JAVA_LANG: &[&str] = &[
 
 impl Project {
     pub fn new(files: Vec<SourceFile>) -> Project {
+        Project::build(files, None)
+    }
+
+    /// An index of part of a project that records the lookups it answers.
+    pub fn recording(files: Vec<SourceFile>) -> Project {
+        Project::build(files, Some(crate::scope::Deps::default()))
+    }
+
+    /// The lookups recorded so far (empty unless [`Project::recording`]).
+    pub fn deps(&self) -> Option<&crate::scope::Deps> {
+        self.deps.as_ref()
+    }
+
+    /// The files back, to index them again with more.
+    pub fn into_files(self) -> Vec<SourceFile> {
+        self.files
+    }
+
+    fn lookup(&self, fqn: &str) -> Option<&ClassRef> {
+        if let Some(d) = &self.deps {
+            d.note_type(fqn);
+        }
+        self.class_by_fqn.get(fqn)
+    }
+
+    fn build(files: Vec<SourceFile>, deps: Option<crate::scope::Deps>) -> Project {
         let mut p = Project {
             files,
             class_by_fqn: HashMap::new(),
             methods_of_class: HashMap::new(),
-            methods_by_name: HashMap::new(),
             methods_by_arity: HashMap::new(),
             imports: Vec::new(),
             supertypes: HashMap::new(),
             subtypes: HashMap::new(),
             constants_by_name: HashMap::new(),
+            deps: None,
+            super_lookups: HashMap::new(),
         };
+        let recording = deps.is_some();
         for (fi, f) in p.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
                 let cref = (fi as u32, ci as u32);
@@ -126,10 +159,6 @@ impl Project {
                 let mid = (fi as u32, mi as u32);
                 p.methods_of_class
                     .entry((fi as u32, m.class as u32))
-                    .or_default()
-                    .push(mid);
-                p.methods_by_name
-                    .entry(m.name.clone())
                     .or_default()
                     .push(mid);
                 if !m.is_ctor {
@@ -160,12 +189,18 @@ impl Project {
         for (fi, f) in p.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
                 let cref = (fi as u32, ci as u32);
+                if recording {
+                    p.deps = Some(crate::scope::Deps::default());
+                }
                 for s in &c.supertypes {
                     if let TypeRef::Project(t) = p.resolve_type(fi as u32, Some(ci), s)
                         && t != cref
                     {
                         sup.entry(cref).or_default().push(t);
                     }
+                }
+                if let Some(d) = p.deps.take() {
+                    p.super_lookups.insert(cref, d.types());
                 }
             }
         }
@@ -187,6 +222,7 @@ impl Project {
             .collect();
         p.supertypes = sup_closure;
         p.subtypes = sub_closure;
+        p.deps = deps;
         p
     }
 
@@ -225,7 +261,7 @@ impl Project {
                 return match self.resolve_type(file, from, head) {
                     TypeRef::Project(c) => {
                         let fqn = format!("{}.{}", self.class(c).fqn, rest);
-                        match self.class_by_fqn.get(&fqn) {
+                        match self.lookup(&fqn) {
                             Some(c) => TypeRef::Project(*c),
                             None => TypeRef::External(fqn),
                         }
@@ -234,7 +270,7 @@ impl Project {
                     TypeRef::Unknown(_) => TypeRef::Unknown(name.to_string()),
                 };
             }
-            return match self.class_by_fqn.get(name) {
+            return match self.lookup(name) {
                 Some(c) => TypeRef::Project(*c),
                 None => TypeRef::External(name.to_string()),
             };
@@ -246,13 +282,13 @@ impl Project {
             if c.name == name {
                 return TypeRef::Project((file, ci as u32));
             }
-            if let Some(x) = self.class_by_fqn.get(&format!("{}.{}", c.fqn, name)) {
+            if let Some(x) = self.lookup(&format!("{}.{}", c.fqn, name)) {
                 return TypeRef::Project(*x);
             }
             cur = c.outer;
         }
         if let Some(path) = self.imports.get(file as usize).and_then(|m| m.get(name)) {
-            return match self.class_by_fqn.get(path) {
+            return match self.lookup(path) {
                 Some(c) => TypeRef::Project(*c),
                 None => TypeRef::External(path.clone()),
             };
@@ -262,14 +298,14 @@ impl Project {
         } else {
             format!("{}.{}", facts.package, name)
         };
-        if let Some(c) = self.class_by_fqn.get(&same_pkg) {
+        if let Some(c) = self.lookup(&same_pkg) {
             return TypeRef::Project(*c);
         }
         let mut wild = Vec::new();
         for imp in &facts.imports {
             if imp.wildcard && !imp.is_static {
                 let cand = format!("{}.{}", imp.path, name);
-                if let Some(c) = self.class_by_fqn.get(&cand) {
+                if let Some(c) = self.lookup(&cand) {
                     return TypeRef::Project(*c);
                 }
                 wild.push(cand);
@@ -311,11 +347,27 @@ impl Project {
 
     /// All project supertypes of `c`, transitively (without `c`).
     pub fn supertypes_of(&self, c: ClassRef) -> &[ClassRef] {
-        self.supertypes.get(&c).map(|v| v.as_slice()).unwrap_or(&[])
+        let sups = self.supertypes.get(&c).map(|v| v.as_slice()).unwrap_or(&[]);
+        if let Some(d) = &self.deps {
+            // A supertype's file not parsed yet would change the answer.
+            for k in std::iter::once(&c).chain(sups) {
+                for fqn in self.super_lookups.get(k).into_iter().flatten() {
+                    d.note_type(fqn);
+                }
+            }
+        }
+        sups
     }
 
     pub fn subtypes_of(&self, c: ClassRef) -> &[ClassRef] {
-        self.subtypes.get(&c).map(|v| v.as_slice()).unwrap_or(&[])
+        let subs = self.subtypes.get(&c).map(|v| v.as_slice()).unwrap_or(&[]);
+        if let Some(d) = &self.deps {
+            // A file not parsed yet may extend `c` or one of its known subtypes.
+            for k in std::iter::once(&c).chain(subs) {
+                d.note_super(&self.class(*k).name);
+            }
+        }
+        subs
     }
 
     fn closure(&self, c: ClassRef, edges: &HashMap<ClassRef, Vec<ClassRef>>) -> Vec<ClassRef> {
@@ -362,7 +414,7 @@ impl Project {
                 for imp in &self.files[c.0 as usize].facts.imports {
                     if imp.is_static
                         && (imp.path.ends_with(&format!(".{n}")) || imp.wildcard)
-                        && let Some(v) = self.constants_by_name.get(n.as_str()).and_then(|v| {
+                        && let Some(v) = self.constants_named(n).and_then(|v| {
                             v.iter().find(|(cr, _)| {
                                 let fqn = &self.class(*cr).fqn;
                                 imp.path == format!("{fqn}.{n}")
@@ -393,8 +445,15 @@ impl Project {
         }
     }
 
+    fn constants_named(&self, n: &str) -> Option<&Vec<(ClassRef, String)>> {
+        if let Some(d) = &self.deps {
+            d.note_name(n);
+        }
+        self.constants_by_name.get(n)
+    }
+
     fn unique_constant(&self, n: &str) -> Option<String> {
-        match self.constants_by_name.get(n).map(|v| v.as_slice()) {
+        match self.constants_named(n).map(|v| v.as_slice()) {
             Some([(_, s)]) => Some(s.clone()),
             Some(v) if !v.is_empty() && v.iter().all(|(_, s)| *s == v[0].1) => Some(v[0].1.clone()),
             _ => None,
@@ -477,6 +536,9 @@ impl Project {
                 Vec::new()
             }
             Some(Some(TypeRef::Unknown(_))) | Some(None) => {
+                if let Some(d) = &self.deps {
+                    d.note_name(&call.name);
+                }
                 let by_arity = self.methods_by_arity.get(&call.name);
                 let exact = by_arity
                     .and_then(|m| m.get(&arity))
@@ -514,7 +576,7 @@ impl Project {
             } else {
                 continue;
             };
-            if let Some(c) = self.class_by_fqn.get(class_path) {
+            if let Some(c) = self.lookup(class_path) {
                 out.extend(self.methods_in_hierarchy(*c, name, arity));
             }
         }

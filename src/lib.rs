@@ -13,6 +13,7 @@ pub mod index;
 pub mod regions;
 pub mod report;
 pub mod rules;
+pub mod scope;
 pub mod syntax;
 
 use rayon::prelude::*;
@@ -50,6 +51,8 @@ pub struct Options {
     /// Report only on these files, while `paths` still give the project its facts (a
     /// `@Retryable` caller or a key helper in a file that is not reported on).
     pub report_scope: Option<Vec<PathBuf>>,
+    /// Parse only the files that can matter ([`scope`]); `false` parses every file.
+    pub prefilter: bool,
 }
 
 impl Options {
@@ -64,6 +67,7 @@ impl Options {
             max_file_bytes: MAX_FILE_BYTES,
             cache_dir: None,
             report_scope: None,
+            prefilter: true,
         }
     }
 }
@@ -121,53 +125,162 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-enum Loaded {
-    Parsed(String, syntax::ir::FileFacts),
-    Failed(FileError),
+/// A file read and scanned as bytes.
+struct Input {
+    path: PathBuf,
+    shown: String,
+    scan: scope::Scan,
 }
 
-fn load(path: &std::path::Path, max_bytes: u64, cache: &cache::Cache) -> Loaded {
-    let shown = discovery::display_path(path);
-    let fail = |kind, message: String| {
-        Loaded::Failed(FileError {
-            path: shown.clone(),
-            kind,
-            severity: "error",
-            message,
-            line: None,
-        })
-    };
+fn file_error(shown: &str, kind: &'static str, message: String) -> FileError {
+    FileError {
+        path: shown.to_string(),
+        kind,
+        severity: "error",
+        message,
+        line: None,
+    }
+}
+
+/// Read a file (within the size limit, not binary).
+fn read(path: &std::path::Path, shown: &str, max_bytes: u64) -> Result<Vec<u8>, FileError> {
     match std::fs::metadata(path) {
-        Ok(m) if !m.is_file() => return fail("read", "not a regular file".into()),
+        Ok(m) if !m.is_file() => {
+            return Err(file_error(shown, "read", "not a regular file".into()));
+        }
         Ok(m) if m.len() > max_bytes => {
-            return fail(
+            return Err(file_error(
+                shown,
                 "skipped",
                 format!(
                     "{} bytes is over the {max_bytes} byte limit (--max-file-size); not analysed",
                     m.len()
                 ),
-            );
+            ));
         }
-        Err(e) => return fail("read", format!("cannot read: {e}")),
+        Err(e) => return Err(file_error(shown, "read", format!("cannot read: {e}"))),
         _ => {}
     }
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return fail("read", format!("cannot read: {e}")),
-    };
+    let bytes =
+        std::fs::read(path).map_err(|e| file_error(shown, "read", format!("cannot read: {e}")))?;
     if bytes.iter().take(8192).any(|b| *b == 0) {
-        return fail("parse", "binary content (NUL bytes); not analysed".into());
+        return Err(file_error(
+            shown,
+            "parse",
+            "binary content (NUL bytes); not analysed".into(),
+        ));
     }
-    if let Some(f) = cache.get(&bytes) {
-        return Loaded::Parsed(shown, f);
-    }
-    match syntax::parse(&bytes) {
-        Some(f) => {
-            cache.put(&bytes, &f);
-            Loaded::Parsed(shown, f)
+    Ok(bytes)
+}
+
+/// A parsed file and, for the prefilter, the tokens of each method and field.
+struct Parsed {
+    facts: syntax::ir::FileFacts,
+    methods: Vec<Part>,
+    fields: Vec<(String, Part)>,
+}
+
+/// A method or field as text: its tokens, the types it constructs, whether it has an effect
+/// word (only looked for in files that have one).
+struct Part {
+    tokens: Vec<u32>,
+    news: Vec<u32>,
+    text_hit: bool,
+}
+
+impl Part {
+    /// The text of `span` without the `holes` inside it (the methods of a class, for the
+    /// pseudo-method of its field initializers).
+    fn of(
+        bytes: &[u8],
+        span: syntax::ir::Span,
+        holes: &[syntax::ir::Span],
+        file_effect: bool,
+        needles: &scope::Needles,
+    ) -> Part {
+        let clamp = |x: u32| (x as usize).min(bytes.len());
+        let (s, e) = (clamp(span.start), clamp(span.end).max(clamp(span.start)));
+        let mut text: Vec<u8> = Vec::with_capacity(e - s);
+        let mut at = s;
+        for h in holes {
+            let (hs, he) = (clamp(h.start).max(at), clamp(h.end).min(e));
+            if hs < he {
+                text.extend_from_slice(&bytes[at..hs]);
+                text.push(b' ');
+                at = he;
+            }
         }
-        None => fail("parse", "tree-sitter produced no syntax tree".into()),
+        text.extend_from_slice(&bytes[at..e]);
+        let text = &text[..];
+        let tokens = scope::tokens(text);
+        Part {
+            text_hit: file_effect && needles.text_hits(text, &tokens),
+            news: scope::constructed(text),
+            tokens,
+        }
     }
+}
+
+fn parse_file(
+    path: &std::path::Path,
+    shown: &str,
+    max_bytes: u64,
+    cache: &cache::Cache,
+    parts: Option<(&scope::Needles, bool)>,
+) -> Result<Parsed, FileError> {
+    let bytes = read(path, shown, max_bytes)?;
+    let facts = match cache.get(&bytes) {
+        Some(f) => f,
+        None => {
+            let f = syntax::parse(&bytes).ok_or_else(|| {
+                file_error(shown, "parse", "tree-sitter produced no syntax tree".into())
+            })?;
+            cache.put(&bytes, &f);
+            f
+        }
+    };
+    let (methods, fields) = match parts {
+        None => (Vec::new(), Vec::new()),
+        Some((needles, effect)) => (
+            facts
+                .methods
+                .iter()
+                .map(|m| {
+                    let mut holes: Vec<syntax::ir::Span> = Vec::new();
+                    if m.name == "<init>" {
+                        holes = facts
+                            .methods
+                            .iter()
+                            .filter(|x| x.name != "<init>")
+                            .map(|x| x.span)
+                            .filter(|x| x.start >= m.span.start && x.end <= m.span.end)
+                            .collect();
+                        holes.sort();
+                    }
+                    let mut p = Part::of(&bytes, m.span, &holes, effect, needles);
+                    // A method with a key parameter is a sink to its callers.
+                    p.text_hit |= effect && m.params.iter().any(|x| needles.param_hits(&x.name));
+                    p
+                })
+                .collect(),
+            facts
+                .classes
+                .iter()
+                .flat_map(|c| &c.fields)
+                .map(|f| {
+                    (
+                        f.name.clone(),
+                        Part::of(&bytes, f.span, &[], effect, needles),
+                    )
+                })
+                .collect(),
+        ),
+    };
+    Ok(Parsed {
+        facts,
+        methods,
+        fields,
+    })
 }
 
 /// Run the analysis over `opts.paths`.
@@ -204,47 +317,57 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         Some(root) => cache::Cache::open(root),
         None => cache::Cache::disabled(),
     };
-    let loaded: Vec<Loaded> = phase("parse", || {
-        found
-            .java
-            .par_iter()
-            .map(|p| load(p, opts.max_file_bytes, &cache))
-            .collect()
-    });
-
     let mut report = Report::default();
     for (p, msg) in &found.problems {
-        report.errors.push(FileError {
-            path: discovery::display_path(p),
-            kind: "read",
-            severity: "error",
-            message: msg.clone(),
-            line: None,
-        });
+        report
+            .errors
+            .push(file_error(&discovery::display_path(p), "read", msg.clone()));
     }
-    let mut files = Vec::new();
-    for l in loaded {
-        match l {
-            Loaded::Parsed(path, facts) => {
-                if let Some(first) = facts.syntax_errors.first() {
-                    report.summary.files_with_syntax_errors += 1;
-                    report.errors.push(FileError {
-                        path: path.clone(),
-                        kind: "syntax",
-                        severity: "warning",
-                        message: format!(
-                            "{} syntax error(s); the rest of the file is still analysed",
-                            facts.syntax_errors.len()
-                        ),
-                        line: Some(facts.line_of(first.start)),
-                    });
+    let (project, mut findings, truncated) = if opts.prefilter {
+        prefiltered(&found.java, opts, cat, &cache, &mut report)
+    } else {
+        let loaded: Vec<(String, Result<Parsed, FileError>)> = phase("parse", || {
+            found
+                .java
+                .par_iter()
+                .map(|p| {
+                    let shown = discovery::display_path(p);
+                    let r = parse_file(p, &shown, opts.max_file_bytes, &cache, None);
+                    (shown, r)
+                })
+                .collect()
+        });
+        let mut files = Vec::new();
+        for (shown, r) in loaded {
+            match r {
+                Ok(p) => files.push(index::SourceFile {
+                    path: shown,
+                    facts: p.facts,
+                }),
+                Err(e) => {
+                    report.summary.files_failed += 1;
+                    report.errors.push(e);
                 }
-                files.push(index::SourceFile { path, facts });
             }
-            Loaded::Failed(e) => {
-                report.summary.files_failed += 1;
-                report.errors.push(e);
-            }
+        }
+        report.summary.files_scanned = files.len();
+        let project = phase("index", || index::Project::new(files));
+        let (findings, truncated) = findings::find(&project, cat, None);
+        (project, findings, truncated)
+    };
+    for f in &project.files {
+        if let Some(first) = f.facts.syntax_errors.first() {
+            report.summary.files_with_syntax_errors += 1;
+            report.errors.push(FileError {
+                path: f.path.clone(),
+                kind: "syntax",
+                severity: "warning",
+                message: format!(
+                    "{} syntax error(s); the rest of the file is still analysed",
+                    f.facts.syntax_errors.len()
+                ),
+                line: Some(f.facts.line_of(first.start)),
+            });
         }
     }
     // The report scope, by canonical path, and whether each scanned file is in it.
@@ -262,14 +385,23 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         None => true,
         Some(s) => canonical.get(shown).is_some_and(|c| s.contains(c)),
     };
-    report.summary.files_scanned = files.iter().filter(|f| in_scope(&f.path)).count();
+    if scope.is_some() {
+        report.summary.files_scanned = found
+            .java
+            .iter()
+            .filter(|p| in_scope(&discovery::display_path(p)))
+            .count()
+            - report
+                .errors
+                .iter()
+                .filter(|e| e.severity == "error" && in_scope(&e.path))
+                .count();
+    }
     report.errors.retain(|e| in_scope(&e.path));
     for (ext, _) in &found.other {
         *report.summary.not_analysed.entry(ext.clone()).or_default() += 1;
     }
 
-    let project = phase("index", || index::Project::new(files));
-    let (mut findings, truncated) = findings::find(&project, cat);
     for m in truncated {
         let mm = project.method(m);
         report.errors.push(FileError {
@@ -334,4 +466,282 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
     }
     report.findings = findings;
     Ok(report)
+}
+
+/// Parse only what can matter (see [`scope`]): files with an effect word and, backwards, the
+/// files naming what leads to one; then, forwards, whatever a lookup of the analysis depended
+/// on, until the analysis of the parsed files is the analysis of the whole project.
+fn prefiltered(
+    paths: &[PathBuf],
+    opts: &Options,
+    cat: &catalogue::Catalogue,
+    cache: &cache::Cache,
+    report: &mut Report,
+) -> (index::Project, Vec<Finding>, Vec<index::MethodId>) {
+    use std::collections::{HashMap, HashSet};
+    let needles = scope::Needles::new(cat);
+    let read_all: Vec<Result<Input, FileError>> = phase("read", || {
+        paths
+            .par_iter()
+            .map(|p| {
+                let shown = discovery::display_path(p);
+                let bytes = read(p, &shown, opts.max_file_bytes)?;
+                Ok(Input {
+                    path: p.clone(),
+                    scan: scope::Scan::of(&bytes, &needles),
+                    shown,
+                })
+            })
+            .collect()
+    });
+    let mut inputs: Vec<Option<Input>> = Vec::with_capacity(read_all.len());
+    for r in read_all {
+        match r {
+            Ok(i) => inputs.push(Some(i)),
+            Err(e) => {
+                report.summary.files_failed += 1;
+                report.errors.push(e);
+                inputs.push(None);
+            }
+        }
+    }
+    report.summary.files_scanned = inputs.iter().flatten().count();
+    // Types declared in each package shadow side-effect class names in its files.
+    let mut declared: HashMap<Option<String>, HashSet<u32>> = HashMap::new();
+    for i in inputs.iter().flatten() {
+        declared
+            .entry(i.scan.package.clone())
+            .or_default()
+            .extend(i.scan.declared.iter().copied());
+    }
+    for i in inputs.iter_mut().flatten() {
+        if !i.scan.live.is_empty()
+            && let Some(d) = declared.get(&i.scan.package)
+        {
+            i.scan.shadow(d);
+        }
+    }
+    let n = inputs.len();
+    let mut parsed: Vec<Option<Parsed>> = (0..n).map(|_| None).collect();
+    let mut tried = vec![false; n];
+    let parse = |want: Vec<usize>,
+                 parsed: &mut Vec<Option<Parsed>>,
+                 tried: &mut Vec<bool>,
+                 report: &mut Report| {
+        let out: Vec<(usize, Result<Parsed, FileError>)> = want
+            .par_iter()
+            .filter_map(|i| {
+                let input = inputs[*i].as_ref()?;
+                let parts = Some((&needles, input.scan.effect));
+                let r = parse_file(&input.path, &input.shown, opts.max_file_bytes, cache, parts);
+                Some((*i, r))
+            })
+            .collect();
+        for (i, r) in out {
+            tried[i] = true;
+            match r {
+                Ok(p) => parsed[i] = Some(p),
+                Err(e) => {
+                    report.summary.files_failed += 1;
+                    report.summary.files_scanned -= 1;
+                    report.errors.push(e);
+                }
+            }
+        }
+    };
+    let untried = |tried: &[bool], pred: &(dyn Fn(&scope::Scan) -> bool + Sync)| -> Vec<usize> {
+        (0..n)
+            .into_par_iter()
+            .filter(|i| !tried[*i] && inputs[*i].as_ref().is_some_and(|x| pred(&x.scan)))
+            .collect()
+    };
+
+    // Backwards from the effect words.
+    let mut in_b: Vec<Vec<bool>> = vec![Vec::new(); n];
+    let mut names: HashSet<u32> = HashSet::new();
+    let mut ctors: HashSet<u32> = HashSet::new();
+    // Per side-effect row: names of fields and methods whose text names one of its classes
+    // (`PaymentsApi api;`, `StripeClient stripe() {…}`), through which its methods are called.
+    let mut carriers: Vec<HashSet<u32>> = vec![HashSet::new(); needles.rows.len()];
+    let mut field_carriers: Vec<HashSet<(usize, u32)>> = vec![HashSet::new(); n];
+    let mut want = untried(&tried, &|s| s.effect);
+    phase("backward", || {
+        while !want.is_empty() {
+            parse(std::mem::take(&mut want), &mut parsed, &mut tried, report);
+            let mut new_names = HashSet::new();
+            let mut new_ctors = HashSet::new();
+            let mut new_carriers: Vec<HashSet<u32>> = vec![HashSet::new(); needles.rows.len()];
+            loop {
+                let mut grew = false;
+                for (i, p) in parsed.iter().enumerate() {
+                    let Some(p) = p else { continue };
+                    let live: Vec<u32> = inputs[i]
+                        .as_ref()
+                        .map(|x| x.scan.live_hashes().collect())
+                        .unwrap_or_default();
+                    if live.is_empty() {
+                        continue;
+                    }
+                    let is_row_type = |row: &scope::EffectRow, ty: &str| {
+                        scope::tokens(ty.as_bytes())
+                            .iter()
+                            .any(|t| row.classes.contains_key(t) && live.contains(t))
+                    };
+                    for (r, row) in needles.rows.iter().enumerate() {
+                        // Methods returning the type are called from anywhere; fields holding
+                        // it are used in their own file.
+                        for m in &p.facts.methods {
+                            let h = scope::token_hash(m.name.as_bytes());
+                            if is_row_type(row, &m.ret) && carriers[r].insert(h) {
+                                new_carriers[r].insert(h);
+                                grew = true;
+                            }
+                        }
+                        for f in p.facts.classes.iter().flat_map(|c| &c.fields) {
+                            let h = scope::token_hash(f.name.as_bytes());
+                            if is_row_type(row, &f.ty) {
+                                field_carriers[i].insert((r, h));
+                            }
+                        }
+                    }
+                }
+                let effect = |part: &Part, live: &[u32], fields: &HashSet<(usize, u32)>| {
+                    part.text_hit
+                        || needles
+                            .rows
+                            .iter()
+                            .zip(&carriers)
+                            .enumerate()
+                            .any(|(r, (row, car))| {
+                                scope::part_mentions(&part.tokens, &row.methods)
+                                    && (row.any_class
+                                        || part.tokens.iter().any(|t| {
+                                            row.classes.contains_key(t) && live.contains(t)
+                                        })
+                                        || scope::part_mentions(&part.tokens, car)
+                                        || part.tokens.iter().any(|t| fields.contains(&(r, *t))))
+                            })
+                };
+                for (i, p) in parsed.iter().enumerate() {
+                    let Some(p) = p else { continue };
+                    let live: Vec<u32> = inputs[i]
+                        .as_ref()
+                        .map(|x| x.scan.live_hashes().collect())
+                        .unwrap_or_default();
+                    let live = &live[..];
+                    let b = &mut in_b[i];
+                    b.resize(p.methods.len(), false);
+                    for (mi, part) in p.methods.iter().enumerate() {
+                        if b[mi]
+                            || !(scope::part_mentions(&part.tokens, &names)
+                                || scope::part_mentions(&part.news, &ctors)
+                                || effect(part, live, &field_carriers[i]))
+                        {
+                            continue;
+                        }
+                        b[mi] = true;
+                        grew = true;
+                        let m = &p.facts.methods[mi];
+                        // Its users know it by its name, a constructor by its class's names.
+                        if !m.is_ctor && m.name != "<init>" {
+                            let h = scope::token_hash(m.name.as_bytes());
+                            if names.insert(h) {
+                                new_names.insert(h);
+                            }
+                        }
+                        let mut c = Some(m.class);
+                        while let Some(ci) = c {
+                            let class = &p.facts.classes[ci];
+                            let h = scope::token_hash(class.name.as_bytes());
+                            if ctors.insert(h) {
+                                new_ctors.insert(h);
+                            }
+                            c = class.outer;
+                        }
+                    }
+                    // Constants naming a key header, fields named as keys.
+                    for (name, part) in &p.fields {
+                        let h = scope::token_hash(name.as_bytes());
+                        if part.text_hit && names.insert(h) {
+                            new_names.insert(h);
+                            grew = true;
+                        }
+                    }
+                }
+                if !grew {
+                    break;
+                }
+            }
+            want = untried(&tried, &|s| {
+                scope::mentions(s, &new_names)
+                    || scope::mentions(s, &new_ctors)
+                    || needles.rows.iter().zip(&new_carriers).any(|(row, car)| {
+                        // A file that may call one of the row's methods through a carrier.
+                        scope::mentions(s, car) && scope::mentions(s, &row.methods)
+                    })
+            });
+            if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+                eprintln!(
+                    "retrylint: backward round: {} files parsed, {} more needed, {} names",
+                    parsed.iter().flatten().count(),
+                    want.len(),
+                    names.len() + ctors.len()
+                );
+            }
+        }
+    });
+
+    // Forwards from the regions, until no lookup depends on a file not parsed.
+    let mut round = 0;
+    loop {
+        round += 1;
+        let order: Vec<usize> = (0..n).filter(|i| parsed[*i].is_some()).collect();
+        let mut only = HashSet::new();
+        let files: Vec<index::SourceFile> = order
+            .iter()
+            .enumerate()
+            .map(|(k, i)| {
+                for (mi, b) in in_b[*i].iter().enumerate() {
+                    if *b {
+                        only.insert((k as u32, mi as u32));
+                    }
+                }
+                index::SourceFile {
+                    path: inputs[*i]
+                        .as_ref()
+                        .map(|x| x.shown.clone())
+                        .unwrap_or_default(),
+                    facts: parsed[*i]
+                        .as_mut()
+                        .map(|p| std::mem::take(&mut p.facts))
+                        .unwrap_or_default(),
+                }
+            })
+            .collect();
+        let project = phase("index", || index::Project::recording(files));
+        let (findings, truncated) = findings::find(&project, cat, Some(&only));
+        let deps = project.deps().map(|d| d.index());
+        let want = match &deps {
+            Some(d) => untried(&tried, &|s| d.matches(s)),
+            None => Vec::new(),
+        };
+        if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+            eprintln!(
+                "retrylint: forward round {round}: {} files parsed, {} more needed",
+                order.len(),
+                want.len()
+            );
+        }
+        if want.is_empty() {
+            return (project, findings, truncated);
+        }
+        for (k, f) in project.into_files().into_iter().enumerate() {
+            if let Some(p) = parsed[order[k]].as_mut() {
+                p.facts = f.facts;
+            }
+        }
+        phase("parse more", || {
+            parse(want, &mut parsed, &mut tried, report)
+        });
+    }
 }

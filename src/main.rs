@@ -63,6 +63,10 @@ struct CheckArgs {
     /// paths are inside it, else the first scanned directory).
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
+    /// Parse every file, even those that cannot lead to a finding (slower; the findings are
+    /// the same, but syntax errors are then reported for every file).
+    #[arg(long)]
+    no_prefilter: bool,
     /// Files larger than this many bytes are reported and not analysed.
     #[arg(long, value_name = "BYTES", default_value_t = retrylint::MAX_FILE_BYTES)]
     max_file_size: u64,
@@ -205,6 +209,7 @@ fn check(args: CheckArgs) -> ExitCode {
         max_file_bytes: args.max_file_size,
         cache_dir,
         report_scope,
+        prefilter: !args.no_prefilter,
     };
     let report = match retrylint::check(&opts) {
         Ok(r) => r,

@@ -39,9 +39,14 @@ impl Region {
 }
 
 /// Regions made by annotations on methods and classes.
-pub fn annotation_regions(project: &Project, cat: &Catalogue) -> Vec<Region> {
+/// Only methods for which `wanted` holds are looked at.
+pub fn annotation_regions(
+    project: &Project,
+    cat: &Catalogue,
+    wanted: &dyn Fn(&MethodId) -> bool,
+) -> Vec<Region> {
     let mut out = Vec::new();
-    for id in project.all_methods() {
+    for id in project.all_methods().filter(|m| wanted(m)) {
         let m = project.method(id);
         if m.is_ctor || m.body.is_none() || m.name.starts_with('<') {
             continue;
@@ -505,7 +510,12 @@ fn implemented_types(
 
 /// Regions of framework types implemented in the project: methods of implementing classes,
 /// and lambdas whose declared type is the framework type.
-pub fn implementation_regions(project: &Project, cat: &Catalogue) -> Vec<Region> {
+/// Only classes with a method for which `wanted` holds, and only such methods, are looked at.
+pub fn implementation_regions(
+    project: &Project,
+    cat: &Catalogue,
+    wanted: &dyn Fn(&MethodId) -> bool,
+) -> Vec<Region> {
     let mut out = Vec::new();
     for row in &cat.regions.implementation {
         let is_row_type = |t: &TypeRef| row.supertypes.iter().any(|x| project.type_is(t, x));
@@ -513,6 +523,9 @@ pub fn implementation_regions(project: &Project, cat: &Catalogue) -> Vec<Region>
             let facts = &project.files[fi].facts;
             for ci in 0..facts.classes.len() {
                 let c = (fi as u32, ci as u32);
+                if !project.methods_of(c).iter().any(wanted) {
+                    continue;
+                }
                 // Methods the framework calls again, by name.
                 let mut names: Vec<String> = Vec::new();
                 for (t, _) in implemented_types(project, c) {
@@ -565,7 +578,7 @@ pub fn implementation_regions(project: &Project, cat: &Catalogue) -> Vec<Region>
             continue;
         }
         // Lambdas typed as the framework type: returned, held in a local, or in a field.
-        for id in project.all_methods() {
+        for id in project.all_methods().filter(|m| wanted(m)) {
             let m = project.method(id);
             let class = project.class_of(id);
             let resolve = |ty: &str| project.resolve_type(id.0, Some(class.1 as usize), ty);

@@ -121,9 +121,10 @@ fn other_jvm_languages_are_counted_not_ignored() {
 fn a_broken_file_does_not_hide_findings_in_others() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(UNSAFE, dir.path().join("RetryableUuidUnsafe.java")).unwrap();
+    // A broken file that can matter (it names an idempotency header) is parsed and reported.
     std::fs::write(
         dir.path().join("Broken.java"),
-        "class Broken { void f( { int x = ; }\n",
+        "class Broken { void f( { h.header(\"Idempotency-Key\", k); int x = ; }\n",
     )
     .unwrap();
     std::fs::write(dir.path().join("Binary.java"), b"\x00\x01\x02garbage").unwrap();
@@ -146,6 +147,37 @@ fn a_broken_file_does_not_hide_findings_in_others() {
             .iter()
             .any(|e| e["kind"] == "parse" && e["path"].as_str().unwrap().ends_with("Binary.java"))
     );
+}
+
+#[test]
+fn a_file_that_cannot_matter_is_not_parsed_unless_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(UNSAFE, dir.path().join("RetryableUuidUnsafe.java")).unwrap();
+    std::fs::write(
+        dir.path().join("Unrelated.java"),
+        "class Unrelated { void f( { int x = ; }\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["check", "--format", "json", dir.path().to_str().unwrap()];
+        args.extend(extra);
+        serde_json::from_slice(&retrylint().args(&args).output().unwrap().stdout).unwrap()
+    };
+    let skipped = run(&[]);
+    let full = run(&["--no-prefilter"]);
+    assert_eq!(skipped["findings"], full["findings"]);
+    assert_eq!(skipped["findings"].as_array().unwrap().len(), 1);
+    assert_eq!(skipped["summary"]["files_scanned"], 2);
+    let syntax = |v: &serde_json::Value| {
+        v["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"] == "syntax")
+            .count()
+    };
+    assert_eq!(syntax(&skipped), 0, "the unrelated file was parsed");
+    assert_eq!(syntax(&full), 1, "--no-prefilter parses every file");
 }
 
 #[test]

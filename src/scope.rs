@@ -1,0 +1,680 @@
+//! Which files a check must parse to find everything a parse of every file would find.
+//!
+//! Every finding needs a key sink or a known side effect (RL001–RL003 a key sink, RL004 a side
+//! effect, RL005 either), and a region that reaches it through calls. So:
+//!
+//! 1. Every file is read once and scanned as bytes (no parse): its identifier tokens, the type
+//!    names it declares and extends, its package, and whether it contains an *effect word* —
+//!    a name or text the catalogue's sinks and side effects need (`setIdempotencyKey`,
+//!    `Idempotency-Key`, `com.stripe.model`, a parameter named `idempotencyKey`, …).
+//! 2. Backwards: the files with an effect word are parsed; a method whose text has an effect
+//!    word, or names a method, class or field already known to lead to an effect, leads to an
+//!    effect too; every file that mentions one of those names is parsed, until nothing new is
+//!    found. Only these methods can hold a region that matters.
+//! 3. Forwards: the project is indexed and analysed from those regions while the index records
+//!    every name a lookup depended on ([`Deps`]); a file not yet parsed that declares, extends or
+//!    mentions such a name (as the lookup needs) is parsed and the analysis runs again, until
+//!    no lookup could have answered differently with every file parsed.
+//!
+//! A file that could not change a lookup or hold a region that reaches an effect is never
+//! parsed. `--no-prefilter` parses every file; a test compares the two.
+
+use crate::catalogue::Catalogue;
+use aho_corasick::AhoCorasick;
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+/// A 32-bit FNV-1a hash of an identifier. A collision can only make a file look relevant.
+pub fn token_hash(b: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for x in b {
+        h ^= *x as u32;
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+/// The maximal identifier-like runs of `text`, in order (comments and strings included: a
+/// superset of the identifiers is what the closures need).
+fn runs(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    text.split(|b| !is_ident(*b)).filter(|r| !r.is_empty())
+}
+
+/// Sorted, deduplicated token hashes of `text`.
+pub fn tokens(text: &[u8]) -> Vec<u32> {
+    let mut v: Vec<u32> = runs(text).map(token_hash).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Sorted hashes of the types `text` constructs: the name after `new`, or before `::new`.
+pub fn constructed(text: &[u8]) -> Vec<u32> {
+    let all: Vec<&[u8]> = runs(text).collect();
+    let mut v = Vec::new();
+    for (i, r) in all.iter().enumerate() {
+        if *r == b"new" {
+            if let Some(next) = all.get(i + 1) {
+                v.push(token_hash(next));
+            }
+            if i > 0 {
+                v.push(token_hash(all[i - 1]));
+            }
+        }
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn has(sorted: &[u32], t: u32) -> bool {
+    sorted.binary_search(&t).is_ok()
+}
+
+/// What the byte scan of one file found.
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    /// Every identifier-like token.
+    pub tokens: Vec<u32>,
+    /// Names after `class`/`interface`/`enum`/`record`: the types the file may declare.
+    pub declared: Vec<u32>,
+    /// Names between `extends`/`implements` and the next `{`: the types it may extend.
+    pub supers: Vec<u32>,
+    /// The `package` declaration; `None` when the scan cannot tell (matches any package).
+    pub package: Option<String>,
+    /// Has an effect word.
+    pub effect: bool,
+    /// Has an effect word other than a side-effect class's simple name.
+    pub words: bool,
+    /// Simple names of side-effect classes it names that no import of another class and no
+    /// type it declares shadows, each with whether the file also names the class's package.
+    pub live: Vec<(u32, bool)>,
+}
+
+impl Scan {
+    /// Drop the side-effect class names that a type of the file's own package shadows
+    /// (`declared` holds what the files of the package declare), unless the file names the
+    /// class's package.
+    pub fn shadow(&mut self, declared: &HashSet<u32>) {
+        self.live
+            .retain(|(h, named)| *named || !declared.contains(h));
+        self.effect = self.words || !self.live.is_empty();
+    }
+
+    pub fn live_hashes(&self) -> impl Iterator<Item = u32> + '_ {
+        self.live.iter().map(|x| x.0)
+    }
+}
+
+impl Scan {
+    pub fn of(bytes: &[u8], needles: &Needles) -> Scan {
+        let mut tokens = Vec::new();
+        let mut declared = Vec::new();
+        let mut supers = Vec::new();
+        let mut after_decl = false;
+        let mut in_supers = false;
+        let mut package = None;
+        let mut imports: Vec<String> = Vec::new();
+        let mut first = true;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if !is_ident(b) {
+                if b == b'{' || b == b';' {
+                    in_supers = false;
+                }
+                // Skip comments before the first token, which tells the package. (Not later: a
+                // `/*` in a string must not hide the rest of the file.)
+                if first && b == b'/' && bytes.get(i + 1) == Some(&b'/') {
+                    i += memchr_nl(&bytes[i..]);
+                    continue;
+                }
+                if first && b == b'/' && bytes.get(i + 1) == Some(&b'*') {
+                    i += find(&bytes[i + 2..], b"*/").map_or(bytes.len() - i, |p| p + 4);
+                    continue;
+                }
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && is_ident(bytes[i]) {
+                i += 1;
+            }
+            let run = &bytes[start..i];
+            let h = token_hash(run);
+            tokens.push(h);
+            if after_decl {
+                declared.push(h);
+                after_decl = false;
+            }
+            if in_supers {
+                supers.push(h);
+            }
+            match run {
+                b"import" if line_start(bytes, start) => {
+                    imports.extend(package_name(&bytes[i..]).filter(|p| !p.starts_with("static")))
+                }
+                b"class" | b"interface" | b"enum" | b"record" => after_decl = true,
+                b"extends" | b"implements" | b"permits" => in_supers = true,
+                _ => {}
+            }
+            if first {
+                first = false;
+                if run == b"package" {
+                    package = package_name(&bytes[i..]);
+                } else if !bytes[..start].ends_with(b"@") {
+                    // No package declaration before the first other token: the default package.
+                    // (An annotation may come before `package` in `package-info.java`.)
+                    package = Some(String::new());
+                }
+            }
+        }
+        for v in [&mut tokens, &mut declared, &mut supers] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        let live = needles.live_classes(bytes, &tokens, &imports, &declared);
+        let words = needles.file_hits(bytes, &tokens);
+        Scan {
+            effect: !live.is_empty() || words,
+            words,
+            live,
+            tokens,
+            declared,
+            supers,
+            package,
+        }
+    }
+}
+
+/// Hashes of the identifiers of `bytes` written in code (outside comments, string, text block
+/// and character literals) and not after a `.`.
+fn unqualified_code_names(bytes: &[u8]) -> Vec<u32> {
+    let mut out = Vec::new();
+    lex(
+        bytes,
+        &mut |ident, after_dot| {
+            if !after_dot {
+                out.push(token_hash(ident));
+            }
+        },
+        &mut |_| {},
+    );
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// A small Java lexer: calls `ident` with each identifier in code (and whether a `.` came
+/// before it, type annotations aside) and `string` with the contents of each string or text
+/// block; comments and character literals are skipped.
+fn lex(bytes: &[u8], ident: &mut dyn FnMut(&[u8], bool), string: &mut dyn FnMut(&[u8])) {
+    let mut i = 0;
+    let mut after_dot = false;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let next = bytes.get(i + 1).copied();
+        if b == b'/' && next == Some(b'/') {
+            i += memchr_nl(&bytes[i..]);
+        } else if b == b'/' && next == Some(b'*') {
+            i += find(&bytes[i + 2..], b"*/").map_or(bytes.len() - i, |p| p + 4);
+        } else if bytes[i..].starts_with(b"\"\"\"") {
+            i += 3;
+            let start = i;
+            while i < bytes.len() && !bytes[i..].starts_with(b"\"\"\"") {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            string(&bytes[start..i.min(bytes.len())]);
+            i += 3;
+        } else if b == b'"' || b == b'\'' {
+            i += 1;
+            let start = i;
+            while i < bytes.len() && bytes[i] != b && bytes[i] != b'\n' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            if b == b'"' {
+                string(&bytes[start..i.min(bytes.len())]);
+            }
+            i += 1;
+        } else if b == b'@' {
+            // A type annotation (`Flow.@Nullable Subscription`) keeps what came before it.
+            i += 1;
+            while i < bytes.len()
+                && (is_ident(bytes[i]) || bytes[i] == b'.' || bytes[i].is_ascii_whitespace())
+            {
+                i += 1;
+            }
+        } else if is_ident(b) {
+            let start = i;
+            while i < bytes.len() && is_ident(bytes[i]) {
+                i += 1;
+            }
+            ident(&bytes[start..i], after_dot);
+            after_dot = false;
+        } else {
+            if !b.is_ascii_whitespace() {
+                after_dot = b == b'.';
+            }
+            i += 1;
+        }
+    }
+}
+
+/// The contents of the string and text-block literals of `bytes`, separated by NULs.
+pub fn string_literals(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    lex(bytes, &mut |_, _| {}, &mut |s| {
+        out.extend_from_slice(s);
+        out.push(0);
+    });
+    out
+}
+
+/// Is only whitespace before `at` on its line?
+fn line_start(bytes: &[u8], at: usize) -> bool {
+    bytes[..at]
+        .iter()
+        .rev()
+        .take_while(|b| **b != b'\n')
+        .all(|b| b.is_ascii_whitespace())
+}
+
+fn memchr_nl(b: &[u8]) -> usize {
+    b.iter().position(|x| *x == b'\n').unwrap_or(b.len())
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// `a.b.c` up to the `;` after `package`, if it is a plain dotted name.
+fn package_name(rest: &[u8]) -> Option<String> {
+    let end = rest.iter().take(1024).position(|b| *b == b';')?;
+    let name: String = std::str::from_utf8(&rest[..end])
+        .ok()?
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let ok = !name.is_empty()
+        && name
+            .split('.')
+            .all(|s| !s.is_empty() && s.bytes().all(is_ident));
+    ok.then_some(name)
+}
+
+/// The effect words of a catalogue.
+pub struct Needles {
+    /// Sink method names and key-constructor classes, as identifiers.
+    names: HashSet<u32>,
+    /// Over string literals lowercased with `-` and `_` removed: idempotency header names.
+    headers: Option<AhoCorasick>,
+    /// Over text: the packages of side-effect classes (imports, qualified names).
+    packages: Option<AhoCorasick>,
+    /// Over parameter names, normalized as headers: the words of key parameters.
+    params: Option<AhoCorasick>,
+    /// The side-effect rows.
+    pub rows: Vec<EffectRow>,
+}
+
+/// One side-effect row as tokens.
+pub struct EffectRow {
+    /// Simple names of its classes (an unresolved type matches on its simple name), with the
+    /// fully qualified names they stand for.
+    pub classes: HashMap<u32, Vec<String>>,
+    /// Its static, instance and service method names.
+    pub methods: HashSet<u32>,
+    /// A class is given as a pattern: any receiver may be one.
+    pub any_class: bool,
+}
+
+fn normalize(text: &[u8]) -> Vec<u8> {
+    text.iter()
+        .filter(|b| **b != b'-' && **b != b'_')
+        .map(|b| b.to_ascii_lowercase())
+        .collect()
+}
+
+/// The package part of a class name (its leading lowercase segments) and the simple names.
+fn split_class(fqn: &str) -> (String, Vec<&str>) {
+    let segs: Vec<&str> = fqn.split('.').collect();
+    let first_type = segs
+        .iter()
+        .position(|s| s.chars().next().is_some_and(|c| c.is_uppercase()))
+        .unwrap_or(segs.len().saturating_sub(1));
+    (segs[..first_type].join("."), segs[first_type..].to_vec())
+}
+
+impl Needles {
+    pub fn new(cat: &Catalogue) -> Needles {
+        let sinks = &cat.sinks;
+        let mut names: HashSet<u32> = sinks
+            .methods
+            .names
+            .iter()
+            .map(|m| token_hash(m.as_bytes()))
+            .collect();
+        // `new CreatePaymentRequest.Builder(…)` names the outer class, or imports its package.
+        let mut packages: Vec<String> = Vec::new();
+        for c in &sinks.constructor {
+            for class in &c.classes {
+                let (pkg, simple) = split_class(class);
+                names.extend(simple.first().map(|s| token_hash(s.as_bytes())));
+                packages.extend((!pkg.is_empty()).then_some(pkg));
+            }
+        }
+        let normalized = |words: &mut dyn Iterator<Item = &String>| -> Option<AhoCorasick> {
+            let mut v: Vec<Vec<u8>> = words
+                .map(|w| normalize(w.as_bytes()))
+                .filter(|w| !w.is_empty())
+                .collect();
+            v.sort();
+            v.dedup();
+            AhoCorasick::new(&v).ok()
+        };
+        let headers = normalized(&mut sinks.headers.names.iter());
+        let params = normalized(
+            &mut sinks
+                .parameters
+                .contains
+                .iter()
+                .chain(&sinks.parameters.equals),
+        );
+        let mut rows = Vec::new();
+        for se in &cat.side_effects.side_effect {
+            let mut row = EffectRow {
+                classes: HashMap::new(),
+                methods: se
+                    .static_methods
+                    .iter()
+                    .chain(&se.instance)
+                    .chain(&se.services)
+                    .map(|m| token_hash(m.as_bytes()))
+                    .collect(),
+                any_class: false,
+            };
+            for class in &se.classes {
+                if class.contains('*') {
+                    row.any_class = true;
+                    continue;
+                }
+                let (pkg, simple) = split_class(class);
+                if !pkg.is_empty() {
+                    packages.push(pkg);
+                }
+                for s in simple {
+                    row.classes
+                        .entry(token_hash(s.as_bytes()))
+                        .or_default()
+                        .push(class.clone());
+                }
+            }
+            rows.push(row);
+        }
+        packages.sort();
+        packages.dedup();
+        Needles {
+            names,
+            headers,
+            packages: AhoCorasick::new(&packages).ok(),
+            params,
+            rows,
+        }
+    }
+
+    /// Does this text (a file, a method, a field) call a sink method or construct a key
+    /// builder, name an idempotency header in a string, or name a side-effect package?
+    pub fn text_hits(&self, text: &[u8], tokens: &[u32]) -> bool {
+        tokens.iter().any(|t| self.names.contains(t))
+            || self.packages.as_ref().is_none_or(|ac| ac.is_match(text))
+            || self
+                .headers
+                .as_ref()
+                .is_none_or(|ac| ac.is_match(&normalize(&string_literals(text))))
+    }
+
+    /// Is this the name of a key parameter?
+    pub fn param_hits(&self, name: &str) -> bool {
+        match &self.params {
+            Some(ac) => ac.is_match(&normalize(name.as_bytes())),
+            None => true,
+        }
+    }
+
+    /// The side-effect class names in `tokens` that the file's single-type imports do not
+    /// make another class (`import org.reactivestreams.Subscription;` is not Stripe's).
+    fn live_classes(
+        &self,
+        bytes: &[u8],
+        tokens: &[u32],
+        imports: &[String],
+        declared: &[u32],
+    ) -> Vec<(u32, bool)> {
+        let mut live: Vec<(u32, bool)> = Vec::new();
+        let mut code: Option<Vec<u32>> = None;
+        for row in &self.rows {
+            for (h, fqns) in &row.classes {
+                if !has(tokens, *h) {
+                    continue;
+                }
+                // As a simple name in code (not in a comment or string, not `Flow.Subscription`).
+                let code = code.get_or_insert_with(|| unqualified_code_names(bytes));
+                if !has(code, *h) {
+                    continue;
+                }
+                let named = fqns.iter().any(|f| {
+                    let (pkg, _) = split_class(f);
+                    !pkg.is_empty() && find(bytes, pkg.as_bytes()).is_some()
+                });
+                let shadowed = has(declared, *h)
+                    || imports.iter().any(|imp| {
+                        let last = imp.rsplit('.').next().unwrap_or(imp);
+                        token_hash(last.as_bytes()) == *h
+                            && !fqns
+                                .iter()
+                                .any(|f| f == imp || f.starts_with(&format!("{imp}.")))
+                    });
+                if named || !shadowed {
+                    live.push((*h, named));
+                }
+            }
+        }
+        live.sort_unstable();
+        live.dedup();
+        live
+    }
+
+    fn file_hits(&self, bytes: &[u8], tokens: &[u32]) -> bool {
+        self.rows
+            .iter()
+            .any(|r| r.any_class && tokens.iter().any(|t| r.methods.contains(t)))
+            || self.text_hits(bytes, tokens)
+            || self
+                .params
+                .as_ref()
+                .is_none_or(|ac| ac.is_match(&normalize(bytes)))
+    }
+}
+
+/// The lookups an index answered while recording (a forward round of the prefilter): each is
+/// a name whose declarations, in a file not parsed yet, could have changed the answer.
+#[derive(Debug, Default)]
+pub struct Deps {
+    /// Classes looked up by fully qualified name.
+    types: Mutex<HashSet<String>>,
+    /// Simple names of types whose subtypes were asked for.
+    supers: Mutex<HashSet<u32>>,
+    /// Names of methods and constants looked up across the project.
+    names: Mutex<HashSet<u32>>,
+}
+
+impl Deps {
+    pub fn note_type(&self, fqn: &str) {
+        if let Ok(mut s) = self.types.lock()
+            && !s.contains(fqn)
+        {
+            s.insert(fqn.to_string());
+        }
+    }
+
+    pub fn note_super(&self, simple: &str) {
+        if let Ok(mut s) = self.supers.lock() {
+            s.insert(token_hash(simple.as_bytes()));
+        }
+    }
+
+    pub fn note_name(&self, name: &str) {
+        if let Ok(mut s) = self.names.lock() {
+            s.insert(token_hash(name.as_bytes()));
+        }
+    }
+
+    /// The classes looked up.
+    pub fn types(self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .types
+            .into_inner()
+            .map(|s| s.into_iter().collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+
+    /// What was recorded, grouped for matching against file scans.
+    pub fn index(&self) -> DepIndex {
+        let mut types: HashMap<u32, Vec<String>> = HashMap::new();
+        for fqn in self.types.lock().map(|s| s.clone()).unwrap_or_default() {
+            let simple = fqn.rsplit('.').next().unwrap_or(&fqn);
+            types
+                .entry(token_hash(simple.as_bytes()))
+                .or_default()
+                .push(fqn);
+        }
+        DepIndex {
+            types,
+            supers: self.supers.lock().map(|s| s.clone()).unwrap_or_default(),
+            names: self.names.lock().map(|s| s.clone()).unwrap_or_default(),
+        }
+    }
+}
+
+/// Recorded lookups, grouped for matching against file scans.
+pub struct DepIndex {
+    /// simple-name hash → the fully qualified names looked up with it
+    types: HashMap<u32, Vec<String>>,
+    supers: HashSet<u32>,
+    names: HashSet<u32>,
+}
+
+impl DepIndex {
+    /// Could parsing this file change one of the lookups?
+    pub fn matches(&self, scan: &Scan) -> bool {
+        scan.tokens.iter().any(|t| self.names.contains(t))
+            || scan.supers.iter().any(|t| self.supers.contains(t))
+            || scan.declared.iter().any(|t| {
+                self.types
+                    .get(t)
+                    .is_some_and(|fqns| fqns.iter().any(|f| in_package(f, &scan.package)))
+            })
+    }
+}
+
+/// Can a file of `package` declare the class `fqn`? (Unknown and default packages can.)
+fn in_package(fqn: &str, package: &Option<String>) -> bool {
+    match package.as_deref() {
+        None | Some("") => true,
+        Some(p) => fqn.len() > p.len() && fqn.starts_with(p) && fqn.as_bytes()[p.len()] == b'.',
+    }
+}
+
+/// Does `scan` mention any of `names`?
+pub fn mentions(scan: &Scan, names: &HashSet<u32>) -> bool {
+    scan.tokens.iter().any(|t| names.contains(t))
+}
+
+/// Does a part with these tokens mention any of `names`?
+pub fn part_mentions(tokens: &[u32], names: &HashSet<u32>) -> bool {
+    if tokens.len() < names.len() {
+        tokens.iter().any(|t| names.contains(t))
+    } else {
+        names.iter().any(|n| has(tokens, *n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(src: &str) -> Scan {
+        Scan::of(src.as_bytes(), &Needles::new(Catalogue::builtin()))
+    }
+
+    #[test]
+    fn package_declared_and_supers() {
+        let s = scan(
+            "/* c */ // x\npackage com.acme.pay ;\nimport a.B;\n@Ann public class Foo extends Bar<Baz> implements Qux { class Inner {} }",
+        );
+        assert_eq!(s.package.as_deref(), Some("com.acme.pay"));
+        for n in ["Foo", "Inner"] {
+            assert!(has(&s.declared, token_hash(n.as_bytes())), "{n}");
+        }
+        for n in ["Bar", "Baz", "Qux"] {
+            assert!(has(&s.supers, token_hash(n.as_bytes())), "{n}");
+        }
+        assert!(!has(&s.supers, token_hash(b"Inner")));
+        assert!(!s.effect);
+        assert_eq!(scan("class A {}").package.as_deref(), Some(""));
+        assert_eq!(scan("@Deprecated package a.b;").package, None);
+    }
+
+    #[test]
+    fn effect_words_are_found_however_written() {
+        for src in [
+            "h.header(\"idempotency_key\", k)",
+            "b.setIdempotencyKey(k)",
+            "void start(String IDEMPOTENCY_KEY) {}",
+            "import com.stripe.model.Charge;",
+            "Charge.create(p)",
+            "new CreatePaymentRequest.Builder(a, b)",
+            "static final String H = \"PayPal-Request-Id\";",
+        ] {
+            assert!(scan(src).effect, "{src}");
+        }
+        assert!(!scan("class A { void charge() { log.info(\"retry\"); } }").effect);
+    }
+
+    #[test]
+    fn class_names_in_strings_comments_or_qualified_do_not_count() {
+        let code = unqualified_code_names(
+            b"// Charge\n/* Refund */ String s = \"Payout \\\" Topup\"; char c = '\"'; Flow.Subscription x; Flow.@Nullable Refund z; Invoice y; \"\"\"\nTransfer\"\"\"",
+        );
+        for n in [
+            "Charge",
+            "Refund",
+            "Payout",
+            "Topup",
+            "Subscription",
+            "Transfer",
+        ] {
+            assert!(!has(&code, token_hash(n.as_bytes())), "{n}");
+        }
+        for n in ["String", "Flow", "Invoice", "x", "y"] {
+            assert!(has(&code, token_hash(n.as_bytes())), "{n}");
+        }
+        assert!(!scan("class A { void f() { log(\"Charge failed\"); } }").effect);
+        assert!(!scan("import java.util.concurrent.Flow; class A { Flow.Subscription s; void f() { create(); } }").effect);
+        assert!(scan("class A { void f() { Subscription.create(p); } }").effect);
+    }
+
+    #[test]
+    fn package_filter() {
+        assert!(in_package("com.a.B", &Some("com.a".into())));
+        assert!(in_package("com.a.B.C", &Some("com.a".into())));
+        assert!(!in_package("com.ab.B", &Some("com.a".into())));
+        assert!(!in_package("java.util.List", &Some("com.a".into())));
+        assert!(in_package("java.util.List", &None));
+    }
+}

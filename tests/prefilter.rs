@@ -1,0 +1,221 @@
+//! The prefilter (parse only the files that can matter) finds exactly what parsing every file
+//! finds: on the fixtures, and on call chains across files whose middle file has no catalogue
+//! word at all.
+
+use retrylint::{Finding, Options, check};
+use std::path::{Path, PathBuf};
+
+fn findings(paths: Vec<PathBuf>, prefilter: bool) -> (Vec<Finding>, usize) {
+    let mut opts = Options::new(paths);
+    opts.prefilter = prefilter;
+    let report = check(&opts).expect("check runs");
+    let syntax = report.errors.iter().filter(|e| e.kind == "syntax").count();
+    (report.findings, syntax)
+}
+
+/// Every field of every finding (messages, related locations, fingerprints) is compared.
+fn same_both_ways(paths: Vec<PathBuf>) -> Vec<Finding> {
+    let (skipping, _) = findings(paths.clone(), true);
+    let (full, _) = findings(paths, false);
+    assert_eq!(
+        format!("{skipping:#?}"),
+        format!("{full:#?}"),
+        "the prefilter changed the findings"
+    );
+    skipping
+}
+
+fn lines(v: &[Finding]) -> Vec<(String, u32, String)> {
+    v.iter()
+        .map(|f| {
+            let name = Path::new(&f.path).file_name().unwrap().to_string_lossy();
+            (name.into_owned(), f.line, f.rule.id.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn fixtures_give_the_same_findings_with_and_without_the_prefilter() {
+    let v = same_both_ways(vec![
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+    ]);
+    assert!(v.len() > 150);
+}
+
+fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+/// The region's file and the sink's file have catalogue words; the middle file has none.
+const REGION: &str = r#"package com.acme.billing;
+
+import org.springframework.retry.annotation.Retryable;
+
+public class InvoiceJob {
+    private final Ledger ledger = new Ledger();
+
+    @Retryable
+    public void settle(long invoiceId) {
+        ledger.post(invoiceId);
+    }
+}
+"#;
+
+const MIDDLE: &str = r#"package com.acme.billing;
+
+class Ledger {
+    private final Gateway gateway = new Gateway();
+
+    void post(long invoiceId) {
+        gateway.submit("invoice-" + invoiceId);
+    }
+}
+"#;
+
+const SINK: &str = r#"package com.acme.billing;
+
+import java.util.UUID;
+
+class Gateway {
+    void submit(String reference) {
+        Request r = new Request(reference);
+        r.setIdempotencyKey(UUID.randomUUID().toString()); //~ RL001
+        r.send();
+    }
+}
+"#;
+
+#[test]
+fn a_chain_across_three_files_through_a_middle_file_without_catalogue_words() {
+    let dir = project(&[
+        ("src/com/acme/billing/InvoiceJob.java", REGION),
+        ("src/com/acme/billing/Ledger.java", MIDDLE),
+        ("src/com/acme/billing/Gateway.java", SINK),
+        // Unrelated and broken: never parsed by the prefilter.
+        (
+            "src/com/acme/other/Unrelated.java",
+            "package com.acme.other; class Unrelated { void f( {",
+        ),
+    ]);
+    let v = same_both_ways(vec![dir.path().to_path_buf()]);
+    assert_eq!(lines(&v), vec![("Gateway.java".into(), 8, "RL001".into())]);
+    // The region in the first file is what makes it a finding.
+    assert!(v[0].message.contains("settle"), "{}", v[0].message);
+    let (_, syntax_skipping) = findings(vec![dir.path().to_path_buf()], true);
+    let (_, syntax_full) = findings(vec![dir.path().to_path_buf()], false);
+    assert_eq!((syntax_skipping, syntax_full), (0, 1));
+}
+
+/// Forwards: the region and the sink are in the first file; the key comes from a helper in a
+/// third file, reached through a middle file with no catalogue word.
+#[test]
+fn a_key_helper_two_files_away() {
+    // (No name the backward pass follows — `collect`, `Payer` — appears in the other files.)
+    let region = r#"package org.example.alpha;
+
+import org.springframework.retry.annotation.Retryable;
+
+public class Payer {
+    private final Keys keys = new Keys();
+
+    @Retryable
+    public void collect(Client client) {
+        String key = keys.next(); //~ RL001
+        client.setIdempotencyKey(key);
+    }
+}
+"#;
+    let middle = r#"package org.example.alpha;
+
+class Keys {
+    private final Minter minter = new Minter();
+
+    String next() {
+        return "pay-" + minter.mint();
+    }
+}
+"#;
+    let helper = r#"package org.example.beta;
+
+public class Minter {
+    public String mint() {
+        return java.util.UUID.randomUUID().toString();
+    }
+}
+"#;
+    let dir = project(&[
+        ("org/example/alpha/Payer.java", region),
+        (
+            "org/example/alpha/Keys.java",
+            &middle.replace(
+                "class Keys {",
+                "import org.example.beta.Minter;\n\nclass Keys {",
+            ),
+        ),
+        ("org/example/beta/Minter.java", helper),
+    ]);
+    let v = same_both_ways(vec![dir.path().to_path_buf()]);
+    assert_eq!(lines(&v), vec![("Payer.java".into(), 10, "RL001".into())]);
+}
+
+/// A region whose only link to the effect is a subclass overriding the method it calls, in a
+/// file that names neither the region nor the effect.
+#[test]
+fn an_override_in_a_subclass_file() {
+    let base = r#"package com.acme.ship;
+
+public abstract class Carrier {
+    public abstract void book(String ref);
+}
+"#;
+    let region = r#"package com.acme.ship;
+
+import org.springframework.retry.annotation.Retryable;
+
+public class Dispatcher {
+    private final Carrier carrier;
+
+    Dispatcher(Carrier carrier) { this.carrier = carrier; }
+
+    @Retryable
+    public void dispatch(String orderId) {
+        carrier.book(orderId);
+    }
+}
+"#;
+    let middle = r#"package com.acme.ship;
+
+public class ParcelCarrier extends Carrier {
+    private final Api api = new Api();
+
+    @Override
+    public void book(String ref) {
+        api.create(ref);
+    }
+}
+"#;
+    let sink = r#"package com.acme.ship;
+
+class Api {
+    void create(String ref) {
+        Booking b = new Booking(ref);
+        b.setIdempotencyKey(java.util.UUID.randomUUID().toString());
+        b.post();
+    }
+}
+"#;
+    let dir = project(&[
+        ("Carrier.java", base),
+        ("Dispatcher.java", region),
+        ("ParcelCarrier.java", middle),
+        ("Api.java", sink),
+    ]);
+    let v = same_both_ways(vec![dir.path().to_path_buf()]);
+    assert_eq!(lines(&v), vec![("Api.java".into(), 6, "RL001".into())]);
+}
