@@ -56,10 +56,14 @@ const DELAY: Duration = Duration::from_millis(300);
 const TICK: Duration = Duration::from_millis(80);
 const WIDTH: usize = 30;
 
-/// One frame: `[=====>        ]  1234/4894 files`.
-pub fn frame(done: usize, total: usize, analysing: bool) -> String {
-    if analysing {
-        return format!("retrylint: analysing {total} files…");
+/// One frame: `[=====>        ]  1234/4894 files`, then the project-wide phase with the seconds
+/// it has taken so far.
+pub fn frame(done: usize, total: usize, analysing: Option<u64>) -> String {
+    if let Some(secs) = analysing {
+        return format!("retrylint: analysing {total} files… {secs}s");
+    }
+    if total == 0 {
+        return "retrylint: looking for files…".into();
     }
     let filled = (done * WIDTH).checked_div(total).unwrap_or(0).min(WIDTH);
     let head = if filled < WIDTH { ">" } else { "" };
@@ -77,14 +81,19 @@ impl Bar {
         let thread = std::thread::spawn(move || {
             let t0 = Instant::now();
             let mut shown = false;
+            let mut analysing_since = None;
             while !flag.load(Ordering::Relaxed) {
                 std::thread::sleep(TICK);
                 if t0.elapsed() < DELAY || flag.load(Ordering::Relaxed) {
                     continue;
                 }
                 let (done, total, analysing) = counter.get();
+                if analysing && analysing_since.is_none() {
+                    analysing_since = Some(Instant::now());
+                }
+                let secs = analysing_since.map(|t| t.elapsed().as_secs());
                 let mut err = std::io::stderr().lock();
-                let _ = write!(err, "\r\x1b[2K{}", frame(done, total, analysing));
+                let _ = write!(err, "\r\x1b[2K{}", frame(done, total, secs));
                 let _ = err.flush();
                 shown = true;
             }
@@ -117,13 +126,14 @@ mod tests {
     #[test]
     fn frames() {
         assert_eq!(
-            frame(0, 4, false),
+            frame(0, 4, None),
             format!("retrylint: [>{}] 0/4 files", " ".repeat(29))
         );
         assert_eq!(
-            frame(4, 4, false),
+            frame(4, 4, None),
             format!("retrylint: [{}] 4/4 files", "=".repeat(30))
         );
-        assert_eq!(frame(0, 0, true), "retrylint: analysing 0 files…");
+        assert_eq!(frame(0, 3, Some(2)), "retrylint: analysing 3 files… 2s");
+        assert_eq!(frame(0, 0, None), "retrylint: looking for files…");
     }
 }
