@@ -230,6 +230,15 @@ fn check(args: CheckArgs) -> ExitCode {
     } else {
         (paths, None)
     };
+    // A bad baseline fails before the scan, not after it.
+    if let Some(Err(e)) = args
+        .baseline
+        .as_deref()
+        .map(retrylint::baseline::Baseline::load)
+    {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let mut opts = retrylint::Options {
         paths,
         select: args.select.clone(),
