@@ -359,6 +359,25 @@ fn require_reason_and_unused_suppressions() {
         v["findings"][0]["message"],
         "`retrylint:ignore RL002 -- nothing here` suppresses no finding of RL002"
     );
+    let out = retrylint(dir.path())
+        .args([
+            "check",
+            "--no-cache",
+            "--report-unused-ignores",
+            "--format",
+            "sarif",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unused = &sarif["runs"][0]["results"][1];
+    assert_eq!(unused["ruleId"], "RL100");
+    assert_eq!(
+        unused["message"]["text"],
+        "`retrylint:ignore RL002 -- nothing here` suppresses no finding of RL002"
+    );
+    assert!(unused.get("codeFlows").is_none());
     // With require-reason, the reasonless suppression suppresses nothing and is reported.
     std::fs::write(
         dir.path().join("retrylint.toml"),

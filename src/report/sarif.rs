@@ -146,7 +146,11 @@ fn result(f: &Finding, rule_index: usize, hashes: &HashMap<&str, Vec<String>>) -
         refs.push(format!("[where it is evaluated]({id})"));
         related.push(json!({ "id": id, "physicalLocation": related_physical(v), "message": { "text": v.message } }));
     }
-    let text = format!("{} See {}.", sarif_escape(&f.message), refs.join(", "));
+    let text = if refs.is_empty() {
+        sarif_escape(&f.message)
+    } else {
+        format!("{} See {}.", sarif_escape(&f.message), refs.join(", "))
+    };
     let primary = physical(&f.path, f.line, f.column, f.end_line, f.end_column);
     let mut flow = vec![
         json!({ "location": { "physicalLocation": primary, "message": { "text": format!("{} (per-attempt value)", f.source) } } }),
@@ -167,16 +171,20 @@ fn result(f: &Finding, rule_index: usize, hashes: &HashMap<&str, Vec<String>>) -
         fingerprints.insert("primaryLocationLineHash".into(), Value::String(line_hash));
     }
     fingerprints.insert("retrylint/v1".into(), Value::String(f.fingerprint.clone()));
-    json!({
+    let mut v = json!({
         "ruleId": f.rule.id,
         "ruleIndex": rule_index,
         "level": f.level.as_str(),
         "message": { "text": text },
         "locations": [ { "physicalLocation": physical(&f.path, f.line, f.column, f.end_line, f.end_column) } ],
         "relatedLocations": related,
-        "codeFlows": [ { "threadFlows": [ { "locations": flow } ] } ],
         "partialFingerprints": fingerprints,
-    })
+    });
+    // A diagnostic about a suppression (RL100, RL101) has no flow and nothing related.
+    if !refs.is_empty() {
+        v["codeFlows"] = json!([ { "threadFlows": [ { "locations": flow } ] } ]);
+    }
+    v
 }
 
 /// Square brackets in a SARIF message would read as link syntax.
