@@ -344,7 +344,9 @@ pub fn apply(
         }
     } else {
         for f in &findings {
-            if let Some(t) = texts.get(&f.path) {
+            if !scanned.contains_key(&f.path)
+                && let Some(t) = texts.get(&f.path)
+            {
                 scanned.insert(f.path.clone(), t.clone());
             }
         }
