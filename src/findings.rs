@@ -27,6 +27,8 @@ pub struct Related {
 #[derive(Debug, Clone)]
 pub struct Finding {
     pub rule: &'static Rule,
+    /// The level it is reported at: the rule's, unless `retrylint.toml` sets another.
+    pub level: rules::Level,
     pub path: String,
     pub span: Span,
     pub line: u32,
@@ -174,6 +176,7 @@ pub fn find(
             let key = (rule.id, id.0, src.span);
             let entry = grouped.entry(key).or_insert_with(|| Finding {
                 rule,
+                level: rule.level,
                 path: project.files[id.0 as usize].path.clone(),
                 span: src.span,
                 line: line(project, id.0, src.span.start),
@@ -414,6 +417,7 @@ fn unkeyed_side_effects(
             let entry = out.entry((id.0, e.span)).or_insert_with(|| {
                 let f = Finding {
                     rule,
+                    level: rule.level,
                     path: project.files[id.0 as usize].path.clone(),
                     span: e.span,
                     line: line(project, id.0, e.span.start),
@@ -543,6 +547,7 @@ fn unlocked_schedulers(
             .unwrap_or_else(|| r.owner.clone());
         out.entry((r.loc.file, r.loc.span)).or_insert_with(|| Finding {
             rule,
+            level: rule.level,
             path: path.clone(),
             span: r.loc.span,
             line: line(project, r.loc.file, r.loc.span.start),

@@ -4,23 +4,30 @@
 //! the project, compute method summaries, find regions, and report every per-attempt value
 //! that reaches an idempotency key sink inside the same region execution.
 
+mod adoption;
+pub mod baseline;
 pub mod cache;
 pub mod catalogue;
+pub mod config;
 pub mod discovery;
 pub mod findings;
 pub mod flow;
 pub mod index;
+pub mod progress;
 pub mod regions;
 pub mod report;
 pub mod rules;
 pub mod scope;
+pub mod suppress;
 pub mod syntax;
 
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub use findings::{Finding, Related};
+pub use suppress::Suppressed;
 
 /// With `RETRYLINT_TIMINGS` set, each phase prints its wall time to standard error.
 pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
@@ -53,6 +60,14 @@ pub struct Options {
     pub report_scope: Option<Vec<PathBuf>>,
     /// Parse only the files that can matter ([`scope`]); `false` parses every file.
     pub prefilter: bool,
+    /// `retrylint.toml`: file globs, rule settings, `require-reason`, extra catalogue rows.
+    pub config: Option<Arc<config::Config>>,
+    /// Report suppressions that suppress nothing (RL100).
+    pub report_unused_ignores: bool,
+    /// Hide the findings recorded in this baseline file.
+    pub baseline: Option<PathBuf>,
+    /// Counts files as they are analysed, for a progress bar.
+    pub progress: Option<Arc<progress::Counter>>,
 }
 
 impl Options {
@@ -68,6 +83,10 @@ impl Options {
             cache_dir: None,
             report_scope: None,
             prefilter: true,
+            config: None,
+            report_unused_ignores: false,
+            baseline: None,
+            progress: None,
         }
     }
 }
@@ -94,6 +113,10 @@ pub struct Summary {
     pub by_rule: BTreeMap<String, usize>,
     /// Other JVM sources found and not analysed, by extension.
     pub not_analysed: BTreeMap<String, usize>,
+    /// Findings hidden by an inline suppression (not counted in `findings`).
+    pub suppressed: usize,
+    /// Findings hidden because the baseline records them (not counted in `findings`).
+    pub baselined: usize,
 }
 
 #[derive(Debug, Default)]
@@ -103,6 +126,10 @@ pub struct Report {
     pub summary: Summary,
     /// Text of the files that have findings, for code frames and line hashes.
     pub texts: BTreeMap<String, String>,
+    /// Findings an inline suppression hides, with its reason (SARIF and JSON show them).
+    pub suppressed: Vec<Suppressed>,
+    /// Findings the baseline (`--baseline`) hides.
+    pub baselined: Vec<Finding>,
 }
 
 /// Errors of the run itself (exit status 2).
@@ -111,6 +138,7 @@ pub enum RunError {
     MissingPath(PathBuf),
     BadRule(String),
     Catalogue(String),
+    Baseline(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -119,6 +147,7 @@ impl std::fmt::Display for RunError {
             RunError::MissingPath(p) => write!(f, "path `{}` does not exist", p.display()),
             RunError::BadRule(r) => write!(f, "unknown rule `{r}` (see `retrylint rules`)"),
             RunError::Catalogue(e) => write!(f, "bad catalogue file {e}"),
+            RunError::Baseline(e) => f.write_str(e),
         }
     }
 }
@@ -299,10 +328,14 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         }
     }
     let owned;
-    let cat = if opts.catalogues.is_empty() {
+    let config_rows = opts.config.as_ref().and_then(|c| {
+        let rows = c.catalogue.clone()?;
+        Some((discovery::display_path(&c.path), rows))
+    });
+    let cat = if opts.catalogues.is_empty() && config_rows.is_none() {
         catalogue::Catalogue::builtin()
     } else {
-        let mut files = Vec::new();
+        let mut files: Vec<(String, String)> = config_rows.into_iter().collect();
         for p in &opts.catalogues {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| RunError::Catalogue(format!("{}: cannot read: {e}", p.display())))?;
@@ -313,6 +346,14 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
     };
     let found = phase("discover", || discovery::discover(&opts.paths))
         .map_err(|e| RunError::MissingPath(e.0))?;
+    // retrylint.toml's include/exclude globs, also for files named on the command line.
+    let found = match &opts.config {
+        Some(c) => c.retain_files(found),
+        None => found,
+    };
+    if let Some(p) = &opts.progress {
+        p.start(found.java.len());
+    }
     let cache = match &opts.cache_dir {
         Some(root) => cache::Cache::open(root),
         None => cache::Cache::disabled(),
@@ -333,10 +374,16 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
                 .map(|p| {
                     let shown = discovery::display_path(p);
                     let r = parse_file(p, &shown, opts.max_file_bytes, &cache, None);
+                    if let Some(c) = &opts.progress {
+                        c.file_done();
+                    }
                     (shown, r)
                 })
                 .collect()
         });
+        if let Some(p) = &opts.progress {
+            p.files_read();
+        }
         let mut files = Vec::new();
         for (shown, r) in loaded {
             match r {
@@ -465,6 +512,14 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
             .or_default() += 1;
     }
     report.findings = findings;
+    // Rule settings, suppressions and the baseline, on the finished findings.
+    let analysed: Vec<PathBuf> = found
+        .java
+        .iter()
+        .filter(|p| in_scope(&discovery::display_path(p)))
+        .cloned()
+        .collect();
+    adoption::apply(opts, &mut report, &analysed)?;
     Ok(report)
 }
 
@@ -485,7 +540,11 @@ fn prefiltered(
             .par_iter()
             .map(|p| {
                 let shown = discovery::display_path(p);
-                let bytes = read(p, &shown, opts.max_file_bytes)?;
+                let bytes = read(p, &shown, opts.max_file_bytes);
+                if let Some(c) = &opts.progress {
+                    c.file_done();
+                }
+                let bytes = bytes?;
                 Ok(Input {
                     path: p.clone(),
                     scan: scope::Scan::of(&bytes, &needles),
@@ -494,6 +553,9 @@ fn prefiltered(
             })
             .collect()
     });
+    if let Some(p) = &opts.progress {
+        p.files_read();
+    }
     let mut inputs: Vec<Option<Input>> = Vec::with_capacity(read_all.len());
     for r in read_all {
         match r {

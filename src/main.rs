@@ -21,7 +21,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Scan `.java` files under PATH… (default: the current directory).
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// List the rules.
     Rules,
     /// Print a rule's documentation: why it is a bug, the unsafe and safe pattern, the fix.
@@ -50,9 +50,10 @@ struct CheckArgs {
     /// Skip these rules (comma-separated ids or names).
     #[arg(long, value_delimiter = ',', value_name = "RULE,…")]
     ignore: Vec<String>,
-    /// The lowest level of finding that fails the run.
-    #[arg(long, value_enum, default_value_t = FailLevel::Warning)]
-    fail_level: FailLevel,
+    /// The lowest level of finding that fails the run [default: warning, or `fail-level` in
+    /// retrylint.toml].
+    #[arg(long, value_enum)]
+    fail_level: Option<FailLevel>,
     /// Extra catalogue rows (regions, sources, sinks) from FILE, in the shape of `rules/`.
     #[arg(long, value_name = "FILE")]
     catalogue: Vec<PathBuf>,
@@ -73,9 +74,27 @@ struct CheckArgs {
     /// SARIF `automationDetails.id`, for several analyses of one repository.
     #[arg(long, value_name = "CATEGORY")]
     sarif_category: Option<String>,
+    /// Read the configuration from FILE instead of the nearest retrylint.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    config: Option<PathBuf>,
+    /// Ignore every retrylint.toml.
+    #[arg(long)]
+    no_config: bool,
+    /// Report suppressions that suppress no finding (RL100).
+    #[arg(long)]
+    report_unused_ignores: bool,
+    /// Hide the findings recorded in FILE (written by --write-baseline).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Record the current findings in FILE and exit 0.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// No progress bar and no summary on standard error.
+    #[arg(long, short = 'q')]
+    quiet: bool,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum FailLevel {
     Error,
     Warning,
@@ -114,7 +133,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Check(args) => check(args),
+        Command::Check(args) => check(*args),
     }
 }
 
@@ -173,10 +192,24 @@ fn cache_root(paths: &[PathBuf]) -> PathBuf {
 }
 
 fn check(args: CheckArgs) -> ExitCode {
+    let started = std::time::Instant::now();
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
         args.paths.clone()
+    };
+    let config_file = match &args.config {
+        Some(f) => Some(f.clone()),
+        None if args.no_config => None,
+        None => retrylint::config::discover(&paths[0]),
+    };
+    let config = match config_file.map(|f| retrylint::config::Config::load(&f)) {
+        Some(Ok(c)) => Some(std::sync::Arc::new(c)),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+        None => None,
     };
     let cache_dir = if args.no_cache {
         None
@@ -201,7 +234,16 @@ fn check(args: CheckArgs) -> ExitCode {
     } else {
         (paths, None)
     };
-    let opts = retrylint::Options {
+    // A bad baseline fails before the scan, not after it.
+    if let Some(Err(e)) = args
+        .baseline
+        .as_deref()
+        .map(retrylint::baseline::Baseline::load)
+    {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let mut opts = retrylint::Options {
         paths,
         select: args.select.clone(),
         ignore: args.ignore.clone(),
@@ -210,24 +252,51 @@ fn check(args: CheckArgs) -> ExitCode {
         cache_dir,
         report_scope,
         prefilter: !args.no_prefilter,
+        report_unused_ignores: args.report_unused_ignores
+            || config.as_ref().is_some_and(|c| c.report_unused_ignores),
+        baseline: args.baseline.clone(),
+        progress: None,
+        config: config.clone(),
     };
-    let report = match retrylint::check(&opts) {
+    let counter = std::sync::Arc::new(retrylint::progress::Counter::default());
+    let bar = retrylint::progress::wanted(args.quiet).then(|| {
+        opts.progress = Some(counter.clone());
+        retrylint::progress::Bar::start(counter.clone())
+    });
+    let result = retrylint::check(&opts);
+    drop(bar);
+    let report = match result {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let color = args.output.is_none()
-        && args.format == Format::Text
-        && std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    if let Some(path) = &args.write_baseline {
+        let text = retrylint::baseline::render(
+            path,
+            report.findings.iter().chain(&report.baselined),
+            &report.texts,
+        );
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!(
+                "error: cannot write the baseline to `{}`: {e}",
+                path.display()
+            );
+            return ExitCode::from(2);
+        }
+    }
+    // A text report on the terminal ends with the summary line itself (with the time).
+    let text_on_terminal =
+        args.output.is_none() && args.format == Format::Text && std::io::stdout().is_terminal();
+    let color = text_on_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let rendered = report::render(
         &report,
         args.format,
         &RenderOptions {
             color,
             sarif_category: args.sarif_category.clone(),
+            elapsed: text_on_terminal.then(|| started.elapsed()),
         },
     );
     let written = match &args.output {
@@ -244,19 +313,34 @@ fn check(args: CheckArgs) -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
-    if args.output.is_some() || args.format != Format::Text {
+    if !args.quiet && !text_on_terminal {
         eprintln!(
-            "retrylint: {} finding(s) in {} file(s)",
-            report.summary.findings, report.summary.files_scanned
+            "retrylint: {} ({:.2}s)",
+            report::text::summary_line(&report.summary),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    if let Some(path) = &args.write_baseline
+        && !args.quiet
+    {
+        eprintln!(
+            "retrylint: recorded {} finding(s) in {}; run with `--baseline {}` to report only new ones",
+            report.findings.len() + report.baselined.len(),
+            path.display(),
+            path.display()
         );
     }
     let threshold = match args.fail_level {
-        FailLevel::Error => Level::Error,
-        FailLevel::Warning => Level::Warning,
-        FailLevel::Note => Level::Note,
+        Some(FailLevel::Error) => Level::Error,
+        Some(FailLevel::Warning) => Level::Warning,
+        Some(FailLevel::Note) => Level::Note,
+        None => config
+            .as_ref()
+            .and_then(|c| c.fail_level)
+            .unwrap_or(Level::Warning),
     };
-    let failing = report.findings.iter().any(|f| f.rule.level >= threshold);
-    if failing && !args.exit_zero {
+    let failing = report.findings.iter().any(|f| f.level >= threshold);
+    if failing && !args.exit_zero && args.write_baseline.is_none() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -283,6 +283,56 @@ fn readme_rules_table_matches_the_rules() {
     }
 }
 
+/// The README's generated block `name` must hold `want`; `RETRYLINT_BLESS=1` rewrites it.
+fn readme_block(name: &str, want: &str) {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let begin = format!("<!-- {name}:begin");
+    let end = format!("<!-- {name}:end -->");
+    let b = readme.find(&begin).expect("README holds the block");
+    let b = b + readme[b..].find("-->\n").unwrap() + "-->\n".len();
+    let e = readme.find(&end).expect("README closes the block");
+    if std::env::var_os("RETRYLINT_BLESS").is_some() {
+        let new = format!("{}{want}{}", &readme[..b], &readme[e..]);
+        std::fs::write("README.md", new).unwrap();
+        return;
+    }
+    assert!(
+        readme[b..e] == *want,
+        "README block `{name}` drifted from src/rules/; run `RETRYLINT_BLESS=1 cargo test --test cli readme`"
+    );
+}
+
+#[test]
+fn readme_explain_and_sarif_help_come_from_one_source() {
+    readme_block("rules-table", &retrylint::rules::table());
+    readme_block("rule-reference", &retrylint::rules::reference());
+    let sarif: serde_json::Value =
+        serde_json::from_str(&stdout(&["check", "--format", "sarif", SAFE])).unwrap();
+    let sarif_rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    assert_eq!(sarif_rules.len(), retrylint::rules::ALL.len());
+    let reference = retrylint::rules::reference();
+    for (r, s) in retrylint::rules::ALL.iter().zip(sarif_rules) {
+        let explained = stdout(&["explain", r.id]);
+        assert_eq!(explained, format!("{}\n", retrylint::rules::explain(r)));
+        assert_eq!(s["id"], r.id);
+        assert_eq!(s["help"]["text"], retrylint::rules::explain(r));
+        assert_eq!(s["help"]["markdown"], r.markdown());
+        // The reference holds the same documentation, its `##` sections one level down.
+        let body = r.markdown().replace("\n## ", "\n#### ");
+        let body = body
+            .strip_prefix("## ")
+            .map_or(body.clone(), |b| format!("#### {b}"));
+        assert!(reference.contains(&format!("### {}\n", r.id)), "{}", r.id);
+        assert!(
+            reference.contains(&body),
+            "{} reference differs from explain",
+            r.id
+        );
+    }
+}
+
 #[test]
 fn extra_catalogue_rows_need_no_code_change() {
     let java = "tests/data/AcmeResilientClient.java";

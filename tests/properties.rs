@@ -91,6 +91,7 @@ fn run(dir: &std::path::Path) -> (String, String, usize) {
     let opts = RenderOptions {
         color: false,
         sarif_category: None,
+        elapsed: None,
     };
     let json = render(&report, Format::Json, &opts);
     let sarif = render(&report, Format::Sarif, &opts);

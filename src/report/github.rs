@@ -16,7 +16,7 @@ fn escape_property(s: &str) -> String {
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.findings {
-        let cmd = match f.rule.level {
+        let cmd = match f.level {
             crate::rules::Level::Error => "error",
             crate::rules::Level::Warning => "warning",
             crate::rules::Level::Note => "notice",

@@ -9,7 +9,7 @@ fn finding(f: &Finding) -> Value {
     json!({
         "rule": f.rule.id,
         "name": f.rule.name,
-        "level": f.rule.level.as_str(),
+        "level": f.level.as_str(),
         "path": f.path,
         "line": f.line,
         "column": f.column,
@@ -30,6 +30,11 @@ pub fn render(report: &Report) -> String {
         "version": SCHEMA_VERSION,
         "tool": { "name": "retrylint", "version": env!("CARGO_PKG_VERSION") },
         "findings": report.findings.iter().map(finding).collect::<Vec<_>>(),
+        "suppressed": report.suppressed.iter().map(|s| {
+            let mut v = finding(&s.finding);
+            v["suppressed"] = json!({ "kind": s.kind, "line": s.line, "reason": s.reason });
+            v
+        }).collect::<Vec<_>>(),
         "errors": report.errors,
         "summary": report.summary,
     });

@@ -146,7 +146,11 @@ fn result(f: &Finding, rule_index: usize, hashes: &HashMap<&str, Vec<String>>) -
         refs.push(format!("[where it is evaluated]({id})"));
         related.push(json!({ "id": id, "physicalLocation": related_physical(v), "message": { "text": v.message } }));
     }
-    let text = format!("{} See {}.", sarif_escape(&f.message), refs.join(", "));
+    let text = if refs.is_empty() {
+        sarif_escape(&f.message)
+    } else {
+        format!("{} See {}.", sarif_escape(&f.message), refs.join(", "))
+    };
     let primary = physical(&f.path, f.line, f.column, f.end_line, f.end_column);
     let mut flow = vec![
         json!({ "location": { "physicalLocation": primary, "message": { "text": format!("{} (per-attempt value)", f.source) } } }),
@@ -167,16 +171,20 @@ fn result(f: &Finding, rule_index: usize, hashes: &HashMap<&str, Vec<String>>) -
         fingerprints.insert("primaryLocationLineHash".into(), Value::String(line_hash));
     }
     fingerprints.insert("retrylint/v1".into(), Value::String(f.fingerprint.clone()));
-    json!({
+    let mut v = json!({
         "ruleId": f.rule.id,
         "ruleIndex": rule_index,
-        "level": f.rule.level.as_str(),
+        "level": f.level.as_str(),
         "message": { "text": text },
         "locations": [ { "physicalLocation": physical(&f.path, f.line, f.column, f.end_line, f.end_column) } ],
         "relatedLocations": related,
-        "codeFlows": [ { "threadFlows": [ { "locations": flow } ] } ],
         "partialFingerprints": fingerprints,
-    })
+    });
+    // A diagnostic about a suppression (RL100, RL101) has no flow and nothing related.
+    if !refs.is_empty() {
+        v["codeFlows"] = json!([ { "threadFlows": [ { "locations": flow } ] } ]);
+    }
+    v
 }
 
 /// Square brackets in a SARIF message would read as link syntax.
@@ -191,15 +199,32 @@ pub fn render(report: &Report, category: Option<&str>) -> String {
         .iter()
         .map(|(p, t)| (p.as_str(), line_hashes(t)))
         .collect();
-    let results: Vec<Value> = report
+    // Suppressed findings are results too, marked `inSource` with the reason as justification.
+    let mut all: Vec<(&Finding, Option<&crate::Suppressed>)> = report
         .findings
         .iter()
-        .map(|f| {
+        .map(|f| (f, None))
+        .chain(report.suppressed.iter().map(|s| (&s.finding, Some(s))))
+        .collect();
+    all.sort_by(|(a, _), (b, _)| {
+        (&a.path, a.line, a.column, a.rule.id).cmp(&(&b.path, b.line, b.column, b.rule.id))
+    });
+    let results: Vec<Value> = all
+        .into_iter()
+        .map(|(f, suppressed)| {
             let idx = crate::rules::ALL
                 .iter()
                 .position(|r| r.id == f.rule.id)
                 .unwrap_or(0);
-            result(f, idx, &hashes)
+            let mut v = result(f, idx, &hashes);
+            if let Some(s) = suppressed {
+                let mut sup = json!({ "kind": "inSource" });
+                if let Some(r) = &s.reason {
+                    sup["justification"] = json!(r);
+                }
+                v["suppressions"] = json!([sup]);
+            }
+            v
         })
         .collect();
     let notifications: Vec<Value> = report

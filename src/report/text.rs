@@ -34,7 +34,7 @@ impl Diagnostic for FindingDiag<'_> {
         Some(Box::new(format!("{} {}", self.f.rule.id, self.f.rule.name)))
     }
     fn severity(&self) -> Option<Severity> {
-        Some(match self.f.rule.level {
+        Some(match self.f.level {
             crate::rules::Level::Error => Severity::Error,
             crate::rules::Level::Warning => Severity::Warning,
             crate::rules::Level::Note => Severity::Advice,
@@ -72,7 +72,40 @@ fn span(s: crate::syntax::ir::Span, len_limit: usize) -> SourceSpan {
     SourceSpan::new(start.into(), end - start)
 }
 
-pub fn render(report: &Report, color: bool) -> String {
+/// One line: findings per rule, files, suppressed and baselined findings, files with problems.
+pub fn summary_line(s: &crate::Summary) -> String {
+    let by_rule: Vec<String> = s.by_rule.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    let mut out = format!(
+        "{} finding{}{} in {} Java file{}",
+        s.findings,
+        if s.findings == 1 { "" } else { "s" },
+        if by_rule.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", by_rule.join(", "))
+        },
+        s.files_scanned,
+        if s.files_scanned == 1 { "" } else { "s" },
+    );
+    if s.suppressed > 0 {
+        out.push_str(&format!("; {} suppressed", s.suppressed));
+    }
+    if s.baselined > 0 {
+        out.push_str(&format!("; {} in the baseline", s.baselined));
+    }
+    if s.files_with_syntax_errors > 0 {
+        out.push_str(&format!(
+            "; {} with syntax errors (analysed around them)",
+            s.files_with_syntax_errors
+        ));
+    }
+    if s.files_failed > 0 {
+        out.push_str(&format!("; {} not analysed", s.files_failed));
+    }
+    out
+}
+
+pub fn render(report: &Report, color: bool, elapsed: Option<std::time::Duration>) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
@@ -143,27 +176,9 @@ pub fn render(report: &Report, color: bool) -> String {
         )));
     }
     let s = &report.summary;
-    let by_rule: Vec<String> = s.by_rule.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-    out.push_str(&format!(
-        "{} finding{}{} in {} Java file{}",
-        s.findings,
-        if s.findings == 1 { "" } else { "s" },
-        if by_rule.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", by_rule.join(", "))
-        },
-        s.files_scanned,
-        if s.files_scanned == 1 { "" } else { "s" },
-    ));
-    if s.files_with_syntax_errors > 0 {
-        out.push_str(&format!(
-            "; {} with syntax errors (analysed around them)",
-            s.files_with_syntax_errors
-        ));
-    }
-    if s.files_failed > 0 {
-        out.push_str(&format!("; {} not analysed", s.files_failed));
+    out.push_str(&summary_line(s));
+    if let Some(t) = elapsed {
+        out.push_str(&format!(" ({:.2}s)", t.as_secs_f64()));
     }
     out.push('\n');
     if !s.not_analysed.is_empty() {

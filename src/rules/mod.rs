@@ -2,15 +2,17 @@
 //! `explain`, the README table and SARIF help all read it from here.
 
 use crate::catalogue::SourceKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 mod rl001;
 mod rl002;
 mod rl003;
 mod rl004;
 mod rl005;
+mod rl100;
+mod rl101;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     Note,
@@ -78,10 +80,14 @@ pub const ALL: &[&Rule] = &[
     &rl003::RULE,
     &rl004::RULE,
     &rl005::RULE,
+    &rl100::RULE,
+    &rl101::RULE,
 ];
 
 pub use rl004::RULE as UNKEYED_SIDE_EFFECT;
 pub use rl005::RULE as UNLOCKED_SCHEDULER;
+pub use rl100::RULE as UNUSED_SUPPRESSION;
+pub use rl101::RULE as INVALID_SUPPRESSION;
 
 pub fn by_id(id: &str) -> Option<&'static Rule> {
     ALL.iter()
@@ -107,6 +113,48 @@ impl Rule {
             .trim_end()
             .to_string()
     }
+}
+
+/// The README's rules table, generated from the rules (a test keeps the README in step).
+pub fn table() -> String {
+    let mut out = String::from("| id | name | level | finds |\n|---|---|---|---|\n");
+    for r in ALL {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            r.id,
+            r.name,
+            r.level.as_str(),
+            r.summary
+        ));
+    }
+    out
+}
+
+/// The README's rule reference: each rule's documentation, the text `retrylint explain` prints
+/// and SARIF `help` carries, under a `### RLxxx` heading (the SARIF `helpUri` anchor).
+pub fn reference() -> String {
+    let mut out = String::new();
+    for r in ALL {
+        // The documentation's `##` sections sit under the rule's `###` heading.
+        let demoted: Vec<String> = r
+            .markdown()
+            .lines()
+            .map(|l| match l.strip_prefix("## ") {
+                Some(h) => format!("#### {h}"),
+                None => l.to_string(),
+            })
+            .collect();
+        let demoted = demoted.join("\n");
+        out.push_str(&format!(
+            "### {}\n\n`{}` · default level: {} · {}\n\n{}\n\n",
+            r.id,
+            r.name,
+            r.level.as_str(),
+            r.summary,
+            demoted
+        ));
+    }
+    out
 }
 
 /// Documentation text as a terminal shows it: markdown headings and fences kept readable.

@@ -1,0 +1,80 @@
+//! What a team needs to live with the findings, applied to the finished findings of a run:
+//! rule settings from `retrylint.toml`, inline suppressions, and the baseline.
+
+use crate::rules::{self, Rule};
+use crate::{Options, Report, RunError, baseline, config::RuleSetting, suppress};
+use std::path::PathBuf;
+
+/// Does this run report `rule`? `--select` and `--ignore` win over `retrylint.toml`.
+fn enabled(opts: &Options, rule: &Rule) -> bool {
+    let named = |list: &[String]| {
+        list.iter()
+            .any(|s| rules::by_id(s).is_some_and(|r| r.id == rule.id))
+    };
+    if named(&opts.ignore) {
+        return false;
+    }
+    if !opts.select.is_empty() {
+        return named(&opts.select);
+    }
+    opts.config
+        .as_ref()
+        .is_none_or(|c| c.setting(rule) != Some(RuleSetting::Off))
+}
+
+pub(crate) fn apply(
+    opts: &Options,
+    report: &mut Report,
+    analysed: &[PathBuf],
+) -> Result<(), RunError> {
+    let baseline = match &opts.baseline {
+        Some(p) => Some(baseline::Baseline::load(p).map_err(RunError::Baseline)?),
+        None => None,
+    };
+    let config = opts.config.as_deref();
+    let mut findings = std::mem::take(&mut report.findings);
+    findings.retain(|f| enabled(opts, f.rule));
+    let enabled_rule = |r: &Rule| enabled(opts, r);
+    let settings = suppress::Settings {
+        require_reason: config.is_some_and(|c| c.require_reason),
+        report_unused: opts.report_unused_ignores,
+        enabled: &enabled_rule,
+    };
+    let files = suppress::shown(analysed);
+    let mut outcome = suppress::apply(findings, &report.texts, &files, &settings);
+    report.texts.append(&mut outcome.texts);
+    crate::findings::finish(&mut outcome.diagnostics, &report.texts);
+    let mut findings = outcome.findings;
+    findings.append(&mut outcome.diagnostics);
+    findings.sort_by(|a, b| {
+        (&a.path, a.line, a.column, a.rule.id).cmp(&(&b.path, b.line, b.column, b.rule.id))
+    });
+    let mut suppressed = outcome.suppressed;
+    if let Some(c) = config {
+        for f in findings
+            .iter_mut()
+            .chain(suppressed.iter_mut().map(|s| &mut s.finding))
+        {
+            f.level = c.level(f.rule);
+        }
+    }
+    let (findings, baselined) = match &baseline {
+        Some(b) => b.split(findings, &report.texts),
+        None => (findings, Vec::new()),
+    };
+    report.summary.findings = findings.len();
+    report.summary.by_rule.clear();
+    for f in &findings {
+        *report
+            .summary
+            .by_rule
+            .entry(f.rule.id.to_string())
+            .or_default() += 1;
+    }
+    report.summary.suppressed = suppressed.len();
+    report.summary.baselined = baselined.len();
+    report.findings = findings;
+    report.suppressed = suppressed;
+    report.baselined = baselined;
+    Ok(())
+}

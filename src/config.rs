@@ -1,0 +1,318 @@
+//! `retrylint.toml`: which files, which rules at which level, what fails the run, whether a
+//! suppression needs a reason, and extra catalogue rows in the shape of `rules/`.
+//!
+//! The file is found from the first scanned path upwards, up to and including the first
+//! directory that holds `.git` (the repository root), else up to the filesystem root.
+
+use crate::catalogue::{ExtraSinks, ExtraSources, Regions, SideEffect};
+use crate::discovery::Discovered;
+use crate::rules::{self, Level, Rule};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+pub const FILE_NAME: &str = "retrylint.toml";
+
+/// A rule's setting in `[rules]`: off, or on at a level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleSetting {
+    Off,
+    Error,
+    Warning,
+    Note,
+}
+
+/// The file as written. Unknown keys are errors.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct File {
+    #[serde(default)]
+    include: Vec<Spanned<String>>,
+    #[serde(default)]
+    exclude: Vec<Spanned<String>>,
+    #[serde(default)]
+    rules: BTreeMap<Spanned<String>, RuleSetting>,
+    fail_level: Option<Level>,
+    #[serde(default)]
+    require_reason: bool,
+    #[serde(default)]
+    report_unused_ignores: bool,
+    regions: Option<Regions>,
+    sources: Option<ExtraSources>,
+    sinks: Option<ExtraSinks>,
+    #[serde(default, rename = "side_effect")]
+    side_effect: Vec<SideEffect>,
+}
+
+/// A loaded configuration.
+#[derive(Debug)]
+pub struct Config {
+    /// The file it came from (for messages) and the directory its globs are relative to.
+    pub path: PathBuf,
+    pub root: PathBuf,
+    include: Option<ignore::gitignore::Gitignore>,
+    exclude: Option<ignore::gitignore::Gitignore>,
+    /// Rule id → its setting; rules not named keep their default.
+    pub rules: BTreeMap<&'static str, RuleSetting>,
+    pub fail_level: Option<Level>,
+    pub require_reason: bool,
+    pub report_unused_ignores: bool,
+    /// Extra catalogue rows, kept as text so that `Catalogue::with_extra` reads them.
+    pub catalogue: Option<String>,
+}
+
+/// A configuration that cannot be used: one sentence naming the file, line and column.
+#[derive(Debug)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let offset = (0..=offset)
+        .rev()
+        .find(|o| text.is_char_boundary(*o))
+        .unwrap_or(0);
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .chars()
+        .count()
+        + 1;
+    (line, col)
+}
+
+fn at(path: &Path, text: &str, offset: usize, what: &str) -> ConfigError {
+    let (l, c) = line_col(text, offset);
+    ConfigError(format!(
+        "bad config file {}:{l}:{c}: {what}",
+        crate::discovery::display_path(path)
+    ))
+}
+
+/// The nearest `retrylint.toml` from `start` (a file or directory) upwards.
+pub fn discover(start: &Path) -> Option<PathBuf> {
+    let start = std::fs::canonicalize(start).ok()?;
+    let mut dir = if start.is_dir() {
+        Some(start.as_path())
+    } else {
+        start.parent()
+    };
+    while let Some(d) = dir {
+        let candidate = d.join(FILE_NAME);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        if d.join(".git").exists() {
+            return None;
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+fn matcher(
+    root: &Path,
+    globs: &[Spanned<String>],
+    path: &Path,
+    text: &str,
+) -> Result<Option<ignore::gitignore::Gitignore>, ConfigError> {
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut b = ignore::gitignore::GitignoreBuilder::new(root);
+    for g in globs {
+        b.add_line(None, g.get_ref())
+            .map_err(|e| at(path, text, g.span().start, &format!("bad glob: {e}")))?;
+    }
+    b.build()
+        .map(Some)
+        .map_err(|e| ConfigError(format!("bad config file {}: {e}", path.display())))
+}
+
+impl Config {
+    /// Read and check the file at `path`.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            ConfigError(format!(
+                "cannot read config file {}: {e}",
+                crate::discovery::display_path(path)
+            ))
+        })?;
+        Config::parse(path, &text)
+    }
+
+    /// Check `text` as the contents of the file at `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let file: File = toml::from_str(text).map_err(|e| {
+            let what = e.message().trim().replace('\n', " ");
+            match e.span() {
+                Some(s) => at(path, text, s.start, &what),
+                None => ConfigError(format!(
+                    "bad config file {}: {what}",
+                    crate::discovery::display_path(path)
+                )),
+            }
+        })?;
+        let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let root = abs
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let mut rules = BTreeMap::new();
+        for (name, setting) in &file.rules {
+            let Some(rule) = rules::by_id(name.get_ref()) else {
+                return Err(at(
+                    path,
+                    text,
+                    name.span().start,
+                    &format!(
+                        "unknown rule `{}` in [rules] (see `retrylint rules`)",
+                        name.get_ref()
+                    ),
+                ));
+            };
+            rules.insert(rule.id, *setting);
+        }
+        let has_rows = file.regions.is_some()
+            || file.sources.is_some()
+            || file.sinks.is_some()
+            || !file.side_effect.is_empty();
+        Ok(Config {
+            include: matcher(&root, &file.include, path, text)?,
+            exclude: matcher(&root, &file.exclude, path, text)?,
+            path: path.to_path_buf(),
+            root,
+            rules,
+            fail_level: file.fail_level,
+            require_reason: file.require_reason,
+            report_unused_ignores: file.report_unused_ignores,
+            catalogue: has_rows.then(|| catalogue_rows(text)),
+        })
+    }
+
+    /// Is `file` analysed? Globs are relative to the directory of `retrylint.toml`, with
+    /// `.gitignore` semantics; files outside that directory are not affected.
+    pub fn selects_file(&self, file: &Path) -> bool {
+        let Ok(abs) = std::fs::canonicalize(file).or_else(|_| std::path::absolute(file)) else {
+            return true;
+        };
+        let Ok(rel) = abs.strip_prefix(&self.root) else {
+            return true;
+        };
+        let included = self
+            .include
+            .as_ref()
+            .is_none_or(|m| m.matched_path_or_any_parents(rel, false).is_ignore());
+        let excluded = self
+            .exclude
+            .as_ref()
+            .is_some_and(|m| m.matched_path_or_any_parents(rel, false).is_ignore());
+        included && !excluded
+    }
+
+    /// `found` without the files the globs leave out.
+    pub fn retain_files(&self, mut found: Discovered) -> Discovered {
+        if self.include.is_some() || self.exclude.is_some() {
+            found.java.retain(|p| self.selects_file(p));
+            found.other.retain(|(_, p)| self.selects_file(p));
+        }
+        found
+    }
+
+    /// The rule's setting, `None` when the file does not name it.
+    pub fn setting(&self, rule: &Rule) -> Option<RuleSetting> {
+        self.rules.get(rule.id).copied()
+    }
+
+    /// The level findings of `rule` are reported at.
+    pub fn level(&self, rule: &Rule) -> Level {
+        match self.setting(rule) {
+            Some(RuleSetting::Error) => Level::Error,
+            Some(RuleSetting::Warning) => Level::Warning,
+            Some(RuleSetting::Note) => Level::Note,
+            Some(RuleSetting::Off) | None => rule.level,
+        }
+    }
+}
+
+/// The catalogue tables of a config file (`regions`, `sources`, `sinks`, `side_effect`) as a
+/// TOML document of their own, for `Catalogue::with_extra`.
+fn catalogue_rows(text: &str) -> String {
+    let Ok(mut doc) = text.parse::<toml::Table>() else {
+        return String::new();
+    };
+    doc.retain(|k, _| matches!(k, "regions" | "sources" | "sinks" | "side_effect"));
+    toml::to_string(&doc).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, String> {
+        Config::parse(Path::new("retrylint.toml"), text).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_types_name_line_and_column() {
+        let e = parse("include = [\"src/**\"]\nexcludes = [\"x\"]\n").unwrap_err();
+        assert!(
+            e.starts_with("bad config file retrylint.toml:2:1: unknown field `excludes`"),
+            "{e}"
+        );
+        let e = parse("require-reason = \"yes\"\n").unwrap_err();
+        assert!(e.starts_with("bad config file retrylint.toml:1:18:"), "{e}");
+        assert!(e.contains("expected a boolean"), "{e}");
+        let e = parse("[rules]\nRL001 = \"loud\"\n").unwrap_err();
+        assert!(e.starts_with("bad config file retrylint.toml:2:9:"), "{e}");
+        assert!(e.contains("`off`, `error`, `warning`"), "{e}");
+        let e = parse("[rules]\nRL001 = \"off\"\nRL042 = \"off\"\n").unwrap_err();
+        assert_eq!(
+            e,
+            "bad config file retrylint.toml:3:1: unknown rule `RL042` in [rules] (see `retrylint rules`)"
+        );
+        let e = parse("[[regions.annotation]]\nid = \"x\"\nannotationz = []\n").unwrap_err();
+        assert!(e.starts_with("bad config file retrylint.toml:3:1:"), "{e}");
+        assert!(!e.contains('\n'), "one line: {e}");
+    }
+
+    #[test]
+    fn rules_by_id_or_name() {
+        let c = parse("fail-level = \"error\"\n[rules]\nrl004 = \"off\"\nclock-idempotency-key-in-retry = \"note\"\n")
+            .unwrap();
+        assert_eq!(
+            c.setting(&rules::UNKEYED_SIDE_EFFECT),
+            Some(RuleSetting::Off)
+        );
+        assert_eq!(c.level(rules::by_id("RL002").unwrap()), Level::Note);
+        assert_eq!(c.level(rules::by_id("RL001").unwrap()), Level::Error);
+        assert_eq!(c.fail_level, Some(Level::Error));
+        assert!(c.catalogue.is_none());
+    }
+
+    #[test]
+    fn catalogue_rows_are_kept_apart() {
+        let c = parse("exclude = [\"gen\"]\n[sinks]\nmethods = [\"withDedupToken\"]\n").unwrap();
+        let rows = c.catalogue.unwrap();
+        assert!(
+            rows.contains("withDedupToken") && !rows.contains("gen"),
+            "{rows}"
+        );
+    }
+
+    #[test]
+    fn positions_are_one_based_characters() {
+        assert_eq!(line_col("ab\ncé d", 7), (2, 4));
+        assert_eq!(line_col("", 0), (1, 1));
+    }
+}
