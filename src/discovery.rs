@@ -73,8 +73,9 @@ fn classify(path: &Path, out: &mut Discovered) {
 
 /// The path as reports show it: relative, with `/` separators, without a leading `./`.
 pub fn display_path(p: &Path) -> String {
-    let cwd = std::env::current_dir().ok();
-    let rel = match &cwd {
+    static CWD: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    let cwd = CWD.get_or_init(|| std::env::current_dir().ok());
+    let rel = match cwd {
         Some(c) if p.is_absolute() => p.strip_prefix(c).unwrap_or(p),
         _ => p,
     };

@@ -423,9 +423,17 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
             .filter_map(|p| std::fs::canonicalize(p).ok())
             .collect()
     });
+    // Only files named like a scope file can be one (no path resolution for the others: a
+    // pre-commit run names a few files of a large project).
+    let names: std::collections::HashSet<&std::ffi::OsStr> = scope
+        .iter()
+        .flatten()
+        .filter_map(|p| p.file_name())
+        .collect();
     let canonical: std::collections::HashMap<String, PathBuf> = found
         .java
         .iter()
+        .filter(|p| scope.is_some() && p.file_name().is_some_and(|n| names.contains(n)))
         .filter_map(|p| Some((discovery::display_path(p), std::fs::canonicalize(p).ok()?)))
         .collect();
     let in_scope = |shown: &str| match &scope {
@@ -535,21 +543,36 @@ fn prefiltered(
 ) -> (index::Project, Vec<Finding>, Vec<index::MethodId>) {
     use std::collections::{HashMap, HashSet};
     let needles = scope::Needles::new(cat);
-    let read_all: Vec<Result<Input, FileError>> = phase("read", || {
+    let mut scans = match &opts.cache_dir {
+        Some(root) => cache::ScanCache::open(root, &needles.fingerprint),
+        None => cache::ScanCache::disabled(),
+    };
+    type Read = (Input, Option<(u128, u64)>, bool);
+    let read_all: Vec<Result<Read, FileError>> = phase("read", || {
         paths
             .par_iter()
             .map(|p| {
                 let shown = discovery::display_path(p);
-                let bytes = read(p, &shown, opts.max_file_bytes);
+                let stamp = std::fs::metadata(p)
+                    .ok()
+                    .filter(|m| m.is_file() && m.len() <= opts.max_file_bytes)
+                    .and_then(|m| cache::stamp(&m));
+                let cached = scans.get(&shown, stamp).cloned();
+                let fresh = cached.is_none();
+                let scan = match cached {
+                    Some(s) => Ok(s),
+                    None => read(p, &shown, opts.max_file_bytes)
+                        .map(|bytes| scope::Scan::of(&bytes, &needles)),
+                };
                 if let Some(c) = &opts.progress {
                     c.file_done();
                 }
-                let bytes = bytes?;
-                Ok(Input {
+                let input = Input {
                     path: p.clone(),
-                    scan: scope::Scan::of(&bytes, &needles),
+                    scan: scan?,
                     shown,
-                })
+                };
+                Ok((input, stamp, fresh))
             })
             .collect()
     });
@@ -557,9 +580,25 @@ fn prefiltered(
         p.files_read();
     }
     let mut inputs: Vec<Option<Input>> = Vec::with_capacity(read_all.len());
+    let mut entries = HashMap::new();
+    let mut changed = false;
     for r in read_all {
         match r {
-            Ok(i) => inputs.push(Some(i)),
+            Ok((i, stamp, fresh)) => {
+                changed |= fresh;
+                if let Some((modified, size)) = stamp {
+                    let scan = i.scan.clone();
+                    entries.insert(
+                        i.shown.clone(),
+                        cache::ScanEntry {
+                            modified,
+                            size,
+                            scan,
+                        },
+                    );
+                }
+                inputs.push(Some(i));
+            }
             Err(e) => {
                 report.summary.files_failed += 1;
                 report.errors.push(e);
@@ -567,6 +606,7 @@ fn prefiltered(
             }
         }
     }
+    scans.save(entries, changed);
     report.summary.files_scanned = inputs.iter().flatten().count();
     // Types declared in each package shadow side-effect class names in its files.
     let mut declared: HashMap<Option<String>, HashSet<u32>> = HashMap::new();

@@ -76,7 +76,7 @@ fn has(sorted: &[u32], t: u32) -> bool {
 }
 
 /// What the byte scan of one file found.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Scan {
     /// Every identifier-like token.
     pub tokens: Vec<u32>,
@@ -318,6 +318,8 @@ pub struct Needles {
     params: Option<AhoCorasick>,
     /// The side-effect rows.
     pub rows: Vec<EffectRow>,
+    /// Identifies these effect words, for caching scans made with them.
+    pub fingerprint: String,
 }
 
 /// One side-effect row as tokens.
@@ -416,7 +418,25 @@ impl Needles {
         }
         packages.sort();
         packages.dedup();
+        let mut words: Vec<String> = vec![format!("{:?}", sinks.headers.names)];
+        words.push(format!("{:?}", sinks.parameters.contains));
+        words.push(format!("{:?}", sinks.parameters.equals));
+        words.push(format!("{packages:?}"));
+        let mut sorted: Vec<u32> = names.iter().copied().collect();
+        sorted.sort_unstable();
+        words.push(format!("{sorted:?}"));
+        for r in &rows {
+            let mut c: Vec<(&u32, &Vec<String>)> = r.classes.iter().collect();
+            c.sort();
+            let mut m: Vec<&u32> = r.methods.iter().collect();
+            m.sort();
+            words.push(format!("{c:?}{m:?}{}", r.any_class));
+        }
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(words.join("\n").as_bytes());
+        let fingerprint = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
         Needles {
+            fingerprint,
             names,
             headers,
             packages: AhoCorasick::new(&packages).ok(),

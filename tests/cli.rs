@@ -431,6 +431,39 @@ fn the_cache_gives_the_same_findings_and_follows_edits_in_other_files() {
 }
 
 #[test]
+fn the_scan_cache_follows_an_edit_of_the_same_size() {
+    // A file with no effect word is not parsed; after an edit of the same length that makes
+    // its call a key sink, the cached scan of the old text must not be used.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let file = p.join("Caller.java");
+    let text = |sink: &str| {
+        format!(
+            "package a;\nimport org.springframework.retry.annotation.Retryable;\nclass Caller {{\n  @Retryable\n  void pay(Client c) {{\n    c.{sink}(java.util.UUID.randomUUID().toString());\n  }}\n}}\n"
+        )
+    };
+    let run = || {
+        let out = retrylint()
+            .args(["check", "--format", "json", p.to_str().unwrap()])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    std::fs::write(&file, text("setIdempotencyKex")).unwrap();
+    assert!(!run().contains("RL001"));
+    std::fs::write(&file, text("setIdempotencyKey")).unwrap();
+    // Make sure the modification time moves even on a coarse clock.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    assert!(run().contains("\"rule\": \"RL001\""));
+}
+
+#[test]
 fn a_file_list_is_the_report_scope_and_the_project_gives_the_facts() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
