@@ -432,14 +432,21 @@ fn the_cache_gives_the_same_findings_and_follows_edits_in_other_files() {
 
 #[test]
 fn the_scan_cache_follows_an_edit_of_the_same_size() {
-    // A file with no effect word is not parsed; after an edit of the same length that makes
-    // its call a key sink, the cached scan of the old text must not be used.
+    // The caller's key comes from `keys.next()`. At first the file `Keys.java` declares a class
+    // `Keyz` with a method `nexu()`, so the prefilter has no reason to parse it; after an edit
+    // of the same length it declares `Keys.next()` — the cached scan of the old text must not
+    // be used.
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
-    let file = p.join("Caller.java");
-    let text = |sink: &str| {
+    std::fs::write(
+        p.join("Caller.java"),
+        "package a;\nimport org.springframework.retry.annotation.Retryable;\nclass Caller {\n  private final Keys keys = new Keys();\n  @Retryable\n  void pay(Client c) {\n    c.setIdempotencyKey(keys.next());\n  }\n}\n",
+    )
+    .unwrap();
+    let keys = p.join("Keys.java");
+    let text = |class: &str, method: &str| {
         format!(
-            "package a;\nimport org.springframework.retry.annotation.Retryable;\nclass Caller {{\n  @Retryable\n  void pay(Client c) {{\n    c.{sink}(java.util.UUID.randomUUID().toString());\n  }}\n}}\n"
+            "package a;\nclass {class} {{\n  String {method}() {{ return java.util.UUID.randomUUID().toString(); }}\n}}\n"
         )
     };
     let run = || {
@@ -449,14 +456,14 @@ fn the_scan_cache_follows_an_edit_of_the_same_size() {
             .unwrap();
         String::from_utf8(out.stdout).unwrap()
     };
-    std::fs::write(&file, text("setIdempotencyKex")).unwrap();
-    assert!(!run().contains("RL001"));
-    std::fs::write(&file, text("setIdempotencyKey")).unwrap();
+    std::fs::write(&keys, text("Keyz", "nexu")).unwrap();
+    assert!(!run().contains("\"rule\": \"RL001\""));
+    std::fs::write(&keys, text("Keys", "next")).unwrap();
     // Make sure the modification time moves even on a coarse clock.
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
     std::fs::File::options()
         .write(true)
-        .open(&file)
+        .open(&keys)
         .unwrap()
         .set_modified(later)
         .unwrap();
