@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
 """Benchmark retrylint against the parse floor and Semgrep on a Java checkout.
 
-    python3 bench/run.py PATH [--runs 5] [--threads 2] [--no-semgrep]
+    python3 bench/run.py PATH [--runs 5] [--threads 2] [--no-semgrep] [--file F]
 
-Builds `retrylint` and the `parse_floor` example in release mode, then runs, alternating, (a)
-`retrylint check PATH`, (b) the floor (read + parse + one TreeCursor walk of every file, same
-files and thread count) and (c) Semgrep with bench/semgrep-rl001.yml (installed from PyPI into
-bench/.venv on first use) — once as it is and once written without literals
-(bench/semgrep-rl001-every-file.yml) so that its prefilter cannot skip a file. Prints the median wall time, CPU time and peak memory of each and the
-ratios. Nothing from the checkout is copied or kept.
+Builds `retrylint` and the `parse_floor` example in release mode, then runs, alternating:
+  retrylint            `retrylint check PATH --no-cache` (a full scan, nothing cached)
+  retrylint-parse-all  the same with --no-prefilter (every file parsed)
+  retrylint-warm       a full scan with a warm cache (in a temporary directory)
+  pre-commit           `retrylint check F` with a warm cache: one changed file (default: the
+                       first .java file of the checkout) while the project still gives the facts
+  floor                read + parse + one TreeCursor walk of every file (same files, threads)
+  semgrep              Semgrep with bench/semgrep-rl001.yml (installed from PyPI into
+                       bench/.venv on first use), and semgrep-every-file with the same rule written
+                       without literals (bench/semgrep-rl001-every-file.yml) so that its
+                       prefilter cannot skip a file.
+Prints the median wall time, CPU time and peak memory of each and the ratios, and checks that
+the prefilter and --no-prefilter report the same findings. Nothing from the checkout is copied
+or kept; the cache lives in a temporary directory.
 """
 import argparse
 import os
@@ -17,7 +25,9 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+import json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -68,15 +78,30 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-semgrep", action="store_true")
+    ap.add_argument("--file", help="the changed file of the pre-commit run")
     args = ap.parse_args()
     target = os.path.abspath(args.path)
+    changed = args.file
+    if not changed:
+        for d, dirs, files in sorted(os.walk(target)):
+            dirs.sort()
+            java = sorted(f for f in files if f.endswith(".java"))
+            if java and "/.git" not in d:
+                changed = os.path.join(d, java[0])
+                break
+    changed = os.path.abspath(changed)
+    cache = tempfile.mkdtemp(prefix="retrylint-bench-")
 
     sh(["cargo", "build", "--release", "--quiet", "--bin", "retrylint", "--example", "parse_floor"], cwd=ROOT)
     tdir = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
     env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
+    exe = os.path.join(tdir, "release", "retrylint")
+    scan = [exe, "check", "--exit-zero", "--format", "json", "--output", os.devnull]
     tools = {
-        "retrylint": [os.path.join(tdir, "release", "retrylint"), "check", "--exit-zero", "--format", "json",
-                      "--output", os.devnull, target],
+        "retrylint": scan + ["--no-cache", target],
+        "retrylint-parse-all": scan + ["--no-cache", "--no-prefilter", target],
+        "retrylint-warm": scan + ["--cache-dir", cache, target],
+        "pre-commit": scan + ["--cache-dir", cache, changed],
         "floor": [os.path.join(tdir, "release", "examples", "parse_floor"), target],
     }
     if not args.no_semgrep:
@@ -88,6 +113,17 @@ def main():
                  else os.path.join(ROOT, "bench", "semgrep-rl001-every-file.yml") for x in base]
         tools["semgrep-every-file"] = every + [target]
 
+    # Same findings with and without the prefilter; warm the cache.
+    outs = []
+    for extra in (["--no-prefilter"], []):
+        out = os.path.join(cache, "findings.json")
+        sh([exe, "check", "--exit-zero", "--no-cache", "--format", "json", "--output", out, *extra, target],
+           env=env, stderr=subprocess.DEVNULL)
+        with open(out) as f:
+            outs.append(json.load(f)["findings"])
+    same = "identical" if outs[0] == outs[1] else "DIFFERENT"
+    subprocess.run(tools["retrylint-warm"], env=env, stderr=subprocess.DEVNULL)
+
     samples = {name: [] for name in tools}
     for _ in range(args.runs):
         for name, cmd in tools.items():
@@ -96,11 +132,14 @@ def main():
 
     floor_wall = statistics.median(w for w, _ in samples["floor"])
     print(f"{target}  threads={args.threads}  runs={args.runs} (medians)")
+    print(f"findings with and without the prefilter: {same} ({len(outs[0])})")
+    print(f"pre-commit file: {os.path.relpath(changed, target)}")
     print(f"{'tool':<20} {'wall s':>8} {'cpu s':>8} {'peak MiB':>9} {'wall / floor':>13}")
     for name in tools:
         wall = statistics.median(w for w, _ in samples[name])
         cpu = statistics.median(c for _, c in samples[name])
         print(f"{name:<20} {wall:8.2f} {cpu:8.2f} {peaks[name]:9.0f} {wall / floor_wall:13.2f}")
+    shutil.rmtree(cache, ignore_errors=True)
     if "semgrep" in tools:
         ours = statistics.median(w for w, _ in samples["retrylint"])
         for name in ("semgrep", "semgrep-every-file"):

@@ -334,10 +334,13 @@ pub struct EffectRow {
 }
 
 fn normalize(text: &[u8]) -> Vec<u8> {
-    text.iter()
-        .filter(|b| **b != b'-' && **b != b'_')
-        .map(|b| b.to_ascii_lowercase())
-        .collect()
+    let mut out = Vec::with_capacity(text.len());
+    for b in text {
+        if *b != b'-' && *b != b'_' {
+            out.push(b.to_ascii_lowercase());
+        }
+    }
+    out
 }
 
 /// The package part of a class name (its leading lowercase segments) and the simple names.
@@ -448,12 +451,19 @@ impl Needles {
     /// Does this text (a file, a method, a field) call a sink method or construct a key
     /// builder, name an idempotency header in a string, or name a side-effect package?
     pub fn text_hits(&self, text: &[u8], tokens: &[u32]) -> bool {
+        self.text_hits_normalized(text, tokens, &normalize(text))
+    }
+
+    /// `text_hits` with `text` already normalized; strings are only lexed when the whole text
+    /// has a header name.
+    fn text_hits_normalized(&self, text: &[u8], tokens: &[u32], normalized: &[u8]) -> bool {
+        let Some(headers) = &self.headers else {
+            return true;
+        };
         tokens.iter().any(|t| self.names.contains(t))
             || self.packages.as_ref().is_none_or(|ac| ac.is_match(text))
-            || self
-                .headers
-                .as_ref()
-                .is_none_or(|ac| ac.is_match(&normalize(&string_literals(text))))
+            || (headers.is_match(normalized)
+                && headers.is_match(&normalize(&string_literals(text))))
     }
 
     /// Is this the name of a key parameter?
@@ -511,11 +521,13 @@ impl Needles {
         self.rows
             .iter()
             .any(|r| r.any_class && tokens.iter().any(|t| r.methods.contains(t)))
-            || self.text_hits(bytes, tokens)
-            || self
-                .params
-                .as_ref()
-                .is_none_or(|ac| ac.is_match(&normalize(bytes)))
+            || {
+                let normalized = normalize(bytes);
+                self.params
+                    .as_ref()
+                    .is_none_or(|ac| ac.is_match(&normalized))
+                    || self.text_hits_normalized(bytes, tokens, &normalized)
+            }
     }
 }
 
