@@ -94,11 +94,13 @@ fn covers(
 
 /// Findings, and the methods the analysis budget cut short.
 /// With `only`, regions are looked for only in those methods (the prefilter's methods that
-/// can lead to a key sink or a side effect; no other region can hold a finding).
+/// can lead to a key sink or a side effect; no other region can hold a finding). A `probe`
+/// stops once the methods the regions reach are known (the prefilter's forward rounds).
 pub fn find(
     project: &Project,
     cat: &Catalogue,
     only: Option<&HashSet<MethodId>>,
+    probe: bool,
 ) -> (Vec<Finding>, Vec<MethodId>) {
     let wanted = |m: &MethodId| only.is_none_or(|o| o.contains(m));
     // Regions first: annotations and implementations from the index; callbacks, pipelines and
@@ -144,6 +146,9 @@ pub fn find(
             ids.len(),
             files.len()
         );
+    }
+    if probe {
+        return (Vec::new(), Vec::new());
     }
     let sums = crate::phase("summaries", || flow::summarize(project, cat, &ids, &calls));
     let flows: HashMap<MethodId, MethodFlow> = crate::phase("flows", || {

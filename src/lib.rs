@@ -40,6 +40,9 @@ pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// The default [`Options::prefilter_max_share`].
+pub const PREFILTER_MAX_SHARE: f64 = 0.5;
+
 /// Files larger than this (by default) are reported and skipped; `--max-file-size` changes it.
 pub const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
 
@@ -60,6 +63,9 @@ pub struct Options {
     pub report_scope: Option<Vec<PathBuf>>,
     /// Parse only the files that can matter ([`scope`]); `false` parses every file.
     pub prefilter: bool,
+    /// When more than this share of the files may matter, the prefilter stops and every file is
+    /// parsed (it would cost more than it saves). Tests set 1.0 to follow it to the end.
+    pub prefilter_max_share: f64,
     /// `retrylint.toml`: file globs, rule settings, `require-reason`, extra catalogue rows.
     pub config: Option<Arc<config::Config>>,
     /// Report suppressions that suppress nothing (RL100).
@@ -83,6 +89,7 @@ impl Options {
             cache_dir: None,
             report_scope: None,
             prefilter: true,
+            prefilter_max_share: PREFILTER_MAX_SHARE,
             config: None,
             report_unused_ignores: false,
             baseline: None,
@@ -399,7 +406,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         }
         report.summary.files_scanned = files.len();
         let project = phase("index", || index::Project::new(files));
-        let (findings, truncated) = findings::find(&project, cat, None);
+        let (findings, truncated) = findings::find(&project, cat, None, false);
         (project, findings, truncated)
     };
     for f in &project.files {
@@ -626,7 +633,9 @@ fn prefiltered(
     let n = inputs.len();
     let mut parsed: Vec<Option<Parsed>> = (0..n).map(|_| None).collect();
     let mut tried = vec![false; n];
+    // With `parts`, also the tokens of each method and field (for the backward closure).
     let parse = |want: Vec<usize>,
+                 parts: bool,
                  parsed: &mut Vec<Option<Parsed>>,
                  tried: &mut Vec<bool>,
                  report: &mut Report| {
@@ -634,7 +643,7 @@ fn prefiltered(
             .par_iter()
             .filter_map(|i| {
                 let input = inputs[*i].as_ref()?;
-                let parts = Some((&needles, input.scan.effect));
+                let parts = parts.then_some((&needles, input.scan.effect));
                 let r = parse_file(&input.path, &input.shown, opts.max_file_bytes, cache, parts);
                 Some((*i, r))
             })
@@ -667,9 +676,21 @@ fn prefiltered(
     let mut carriers: Vec<HashSet<u32>> = vec![HashSet::new(); needles.rows.len()];
     let mut field_carriers: Vec<HashSet<(usize, u32)>> = vec![HashSet::new(); n];
     let mut want = untried(&tried, &|s| s.effect);
+    let limit = (n as f64 * opts.prefilter_max_share) as usize;
+    let mut too_many = false;
     phase("backward", || {
         while !want.is_empty() {
-            parse(std::mem::take(&mut want), &mut parsed, &mut tried, report);
+            if parsed.iter().flatten().count() + want.len() > limit {
+                too_many = true;
+                break;
+            }
+            parse(
+                std::mem::take(&mut want),
+                true,
+                &mut parsed,
+                &mut tried,
+                report,
+            );
             let mut new_names = HashSet::new();
             let mut new_ctors = HashSet::new();
             let mut new_carriers: Vec<HashSet<u32>> = vec![HashSet::new(); needles.rows.len()];
@@ -793,8 +814,37 @@ fn prefiltered(
         }
     });
 
-    // Forwards from the regions, until no lookup depends on a file not parsed.
+    if too_many {
+        // Most files may matter: parse the rest and analyse everything, as --no-prefilter does.
+        let rest: Vec<usize> = (0..n).filter(|i| !tried[*i]).collect();
+        phase("parse", || {
+            parse(rest, false, &mut parsed, &mut tried, report)
+        });
+        let files: Vec<index::SourceFile> = (0..n)
+            .filter_map(|i| {
+                let p = parsed[i].take()?;
+                Some(index::SourceFile {
+                    path: inputs[i].as_ref()?.shown.clone(),
+                    facts: p.facts,
+                })
+            })
+            .collect();
+        let project = phase("index", || index::Project::new(files));
+        let (findings, truncated) = findings::find(&project, cat, None, false);
+        return (project, findings, truncated);
+    }
+
+    // The text of methods and fields is not needed any more.
+    for p in parsed.iter_mut().flatten() {
+        p.methods = Vec::new();
+        p.fields = Vec::new();
+    }
+
+    // Forwards from the regions, until no lookup depends on a file not parsed: cheap rounds
+    // that stop once the reached methods are known, then the whole analysis, which may look
+    // up more (and then goes round again).
     let mut round = 0;
+    let mut probe = true;
     loop {
         round += 1;
         let order: Vec<usize> = (0..n).filter(|i| parsed[*i].is_some()).collect();
@@ -821,7 +871,7 @@ fn prefiltered(
             })
             .collect();
         let project = phase("index", || index::Project::recording(files));
-        let (findings, truncated) = findings::find(&project, cat, Some(&only));
+        let (findings, truncated) = findings::find(&project, cat, Some(&only), probe);
         let deps = project.deps().map(|d| d.index());
         let want = match &deps {
             Some(d) => untried(&tried, &|s| d.matches(s)),
@@ -829,21 +879,26 @@ fn prefiltered(
         };
         if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
             eprintln!(
-                "retrylint: forward round {round}: {} files parsed, {} more needed",
+                "retrylint: forward round {round}{}: {} files parsed, {} more needed",
+                if probe { " (probe)" } else { "" },
                 order.len(),
                 want.len()
             );
         }
-        if want.is_empty() {
+        if want.is_empty() && !probe {
             return (project, findings, truncated);
         }
+        probe = !want.is_empty();
         for (k, f) in project.into_files().into_iter().enumerate() {
             if let Some(p) = parsed[order[k]].as_mut() {
                 p.facts = f.facts;
             }
         }
+        if want.is_empty() {
+            continue;
+        }
         phase("parse more", || {
-            parse(want, &mut parsed, &mut tried, report)
+            parse(want, false, &mut parsed, &mut tried, report)
         });
     }
 }

@@ -252,6 +252,7 @@ fn check(args: CheckArgs) -> ExitCode {
         cache_dir,
         report_scope,
         prefilter: !args.no_prefilter,
+        prefilter_max_share: retrylint::PREFILTER_MAX_SHARE,
         report_unused_ignores: args.report_unused_ignores
             || config.as_ref().is_some_and(|c| c.report_unused_ignores),
         baseline: args.baseline.clone(),

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 fn findings(paths: Vec<PathBuf>, prefilter: bool) -> (Vec<Finding>, usize) {
     let mut opts = Options::new(paths);
     opts.prefilter = prefilter;
+    // Follow the prefilter to the end, however many files turn out to matter.
+    opts.prefilter_max_share = 1.0;
     let report = check(&opts).expect("check runs");
     let syntax = report.errors.iter().filter(|e| e.kind == "syntax").count();
     (report.findings, syntax)
@@ -218,4 +220,13 @@ class Api {
     ]);
     let v = same_both_ways(vec![dir.path().to_path_buf()]);
     assert_eq!(lines(&v), vec![("Api.java".into(), 6, "RL001".into())]);
+}
+
+/// With the default share, a project where most files may matter is parsed whole: same findings.
+#[test]
+fn most_files_matter_so_every_file_is_parsed() {
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let (full, _) = findings(vec![fixtures.clone()], false);
+    let report = check(&Options::new(vec![fixtures])).expect("check runs");
+    assert_eq!(format!("{:#?}", report.findings), format!("{full:#?}"));
 }
