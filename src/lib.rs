@@ -460,6 +460,16 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
                 .count();
     }
     report.errors.retain(|e| in_scope(&e.path));
+    // Counted in the report scope, like the errors themselves.
+    report.summary.files_with_syntax_errors =
+        report.errors.iter().filter(|e| e.kind == "syntax").count();
+    if scope.is_some() {
+        report.summary.files_failed = report
+            .errors
+            .iter()
+            .filter(|e| e.severity == "error")
+            .count();
+    }
     for (ext, _) in &found.other {
         *report.summary.not_analysed.entry(ext.clone()).or_default() += 1;
     }
@@ -677,6 +687,7 @@ fn prefiltered(
     let mut field_carriers: Vec<HashSet<(usize, u32)>> = vec![HashSet::new(); n];
     let mut want = untried(&tried, &|s| s.effect);
     let limit = (n as f64 * opts.prefilter_max_share) as usize;
+    let mut checked = vec![false; n];
     let mut too_many = false;
     phase("backward", || {
         while !want.is_empty() {
@@ -694,10 +705,21 @@ fn prefiltered(
             let mut new_names = HashSet::new();
             let mut new_ctors = HashSet::new();
             let mut new_carriers: Vec<HashSet<u32>> = vec![HashSet::new(); needles.rows.len()];
+            // A file is checked against every name once, then only against the names found
+            // since the previous pass.
+            let mut delta_names: HashSet<u32> = HashSet::new();
+            let mut delta_ctors: HashSet<u32> = HashSet::new();
+            let mut delta_carriers: Vec<HashSet<u32>> = vec![HashSet::new(); needles.rows.len()];
             loop {
-                let mut grew = false;
+                let mut added_names: HashSet<u32> = HashSet::new();
+                let mut added_ctors: HashSet<u32> = HashSet::new();
+                let mut added_carriers: Vec<HashSet<u32>> =
+                    vec![HashSet::new(); needles.rows.len()];
                 for (i, p) in parsed.iter().enumerate() {
                     let Some(p) = p else { continue };
+                    if checked[i] {
+                        continue;
+                    }
                     let live: Vec<u32> = inputs[i]
                         .as_ref()
                         .map(|x| x.scan.live_hashes().collect())
@@ -715,9 +737,8 @@ fn prefiltered(
                         // it are used in their own file.
                         for m in &p.facts.methods {
                             let h = scope::token_hash(m.name.as_bytes());
-                            if is_row_type(row, &m.ret) && carriers[r].insert(h) {
-                                new_carriers[r].insert(h);
-                                grew = true;
+                            if is_row_type(row, &m.ret) && !carriers[r].contains(&h) {
+                                added_carriers[r].insert(h);
                             }
                         }
                         for f in p.facts.classes.iter().flat_map(|c| &c.fields) {
@@ -728,25 +749,48 @@ fn prefiltered(
                         }
                     }
                 }
-                let effect = |part: &Part, live: &[u32], fields: &HashSet<(usize, u32)>| {
-                    part.text_hit
+                for (r, added) in added_carriers.iter().enumerate() {
+                    carriers[r].extend(added);
+                    new_carriers[r].extend(added);
+                }
+                // Full: text, side-effect class, carrier or field; delta: only new carriers.
+                let effect = |part: &Part,
+                              live: &[u32],
+                              fields: &HashSet<(usize, u32)>,
+                              full: bool,
+                              cars: &[HashSet<u32>]| {
+                    (full && part.text_hit)
                         || needles
                             .rows
                             .iter()
-                            .zip(&carriers)
+                            .zip(cars)
                             .enumerate()
                             .any(|(r, (row, car))| {
                                 scope::part_mentions(&part.tokens, &row.methods)
-                                    && (row.any_class
-                                        || part.tokens.iter().any(|t| {
-                                            row.classes.contains_key(t) && live.contains(t)
-                                        })
-                                        || scope::part_mentions(&part.tokens, car)
-                                        || part.tokens.iter().any(|t| fields.contains(&(r, *t))))
+                                    && ((full
+                                        && (row.any_class
+                                            || part.tokens.iter().any(|t| {
+                                                row.classes.contains_key(t) && live.contains(t)
+                                            })
+                                            || part
+                                                .tokens
+                                                .iter()
+                                                .any(|t| fields.contains(&(r, *t)))))
+                                        || scope::part_mentions(&part.tokens, car))
                             })
                 };
+                let mut carriers_now: Vec<HashSet<u32>> = delta_carriers.clone();
+                for (r, added) in added_carriers.iter().enumerate() {
+                    carriers_now[r].extend(added);
+                }
                 for (i, p) in parsed.iter().enumerate() {
                     let Some(p) = p else { continue };
+                    let full = !checked[i];
+                    let (nm, ct, cr) = if full {
+                        (&names, &ctors, &carriers[..])
+                    } else {
+                        (&delta_names, &delta_ctors, &carriers_now[..])
+                    };
                     let live: Vec<u32> = inputs[i]
                         .as_ref()
                         .map(|x| x.scan.live_hashes().collect())
@@ -756,41 +800,54 @@ fn prefiltered(
                     b.resize(p.methods.len(), false);
                     for (mi, part) in p.methods.iter().enumerate() {
                         if b[mi]
-                            || !(scope::part_mentions(&part.tokens, &names)
-                                || scope::part_mentions(&part.news, &ctors)
-                                || effect(part, live, &field_carriers[i]))
+                            || !(scope::part_mentions(&part.tokens, nm)
+                                || scope::part_mentions(&part.news, ct)
+                                || effect(part, live, &field_carriers[i], full, cr))
                         {
                             continue;
                         }
                         b[mi] = true;
-                        grew = true;
                         let m = &p.facts.methods[mi];
                         // Its users know it by its name, a constructor by its class's names.
                         if !m.is_ctor && m.name != "<init>" {
                             let h = scope::token_hash(m.name.as_bytes());
-                            if names.insert(h) {
-                                new_names.insert(h);
+                            if !names.contains(&h) {
+                                added_names.insert(h);
                             }
                         }
                         let mut c = Some(m.class);
                         while let Some(ci) = c {
                             let class = &p.facts.classes[ci];
                             let h = scope::token_hash(class.name.as_bytes());
-                            if ctors.insert(h) {
-                                new_ctors.insert(h);
+                            if !ctors.contains(&h) {
+                                added_ctors.insert(h);
                             }
                             c = class.outer;
                         }
                     }
                     // Constants naming a key header, fields named as keys.
-                    for (name, part) in &p.fields {
-                        let h = scope::token_hash(name.as_bytes());
-                        if part.text_hit && names.insert(h) {
-                            new_names.insert(h);
-                            grew = true;
+                    if full {
+                        for (name, part) in &p.fields {
+                            let h = scope::token_hash(name.as_bytes());
+                            if part.text_hit && !names.contains(&h) {
+                                added_names.insert(h);
+                            }
                         }
                     }
                 }
+                for (i, p) in parsed.iter().enumerate() {
+                    checked[i] |= p.is_some();
+                }
+                let grew = !added_names.is_empty()
+                    || !added_ctors.is_empty()
+                    || added_carriers.iter().any(|c| !c.is_empty());
+                names.extend(&added_names);
+                ctors.extend(&added_ctors);
+                new_names.extend(&added_names);
+                new_ctors.extend(&added_ctors);
+                delta_names = added_names;
+                delta_ctors = added_ctors;
+                delta_carriers = added_carriers;
                 if !grew {
                     break;
                 }
