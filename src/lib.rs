@@ -13,6 +13,7 @@ pub mod index;
 pub mod regions;
 pub mod report;
 pub mod rules;
+pub mod source;
 pub mod syntax;
 
 use rayon::prelude::*;
@@ -50,6 +51,8 @@ pub struct Options {
     /// Report only on these files, while `paths` still give the project its facts (a
     /// `@Retryable` caller or a key helper in a file that is not reported on).
     pub report_scope: Option<Vec<PathBuf>>,
+    /// How source files are read (tests make a file unreadable through it).
+    pub reader: source::Reader,
 }
 
 impl Options {
@@ -64,6 +67,7 @@ impl Options {
             max_file_bytes: MAX_FILE_BYTES,
             cache_dir: None,
             report_scope: None,
+            reader: source::Reader::default(),
         }
     }
 }
@@ -126,7 +130,12 @@ enum Loaded {
     Failed(FileError),
 }
 
-fn load(path: &std::path::Path, max_bytes: u64, cache: &cache::Cache) -> Loaded {
+fn load(
+    path: &std::path::Path,
+    max_bytes: u64,
+    cache: &cache::Cache,
+    reader: &source::Reader,
+) -> Loaded {
     let shown = discovery::display_path(path);
     let fail = |kind, message: String| {
         Loaded::Failed(FileError {
@@ -151,7 +160,7 @@ fn load(path: &std::path::Path, max_bytes: u64, cache: &cache::Cache) -> Loaded 
         Err(e) => return fail("read", format!("cannot read: {e}")),
         _ => {}
     }
-    let bytes = match std::fs::read(path) {
+    let bytes = match reader.read(path) {
         Ok(b) => b,
         Err(e) => return fail("read", format!("cannot read: {e}")),
     };
@@ -208,7 +217,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         found
             .java
             .par_iter()
-            .map(|p| load(p, opts.max_file_bytes, &cache))
+            .map(|p| load(p, opts.max_file_bytes, &cache, &opts.reader))
             .collect()
     });
 
@@ -312,7 +321,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         for path in std::iter::once(&f.path).chain(related) {
             if !report.texts.contains_key(path)
                 && let Some(p) = by_shown.get(path)
-                && let Ok(b) = std::fs::read(p)
+                && let Ok(b) = opts.reader.read(p)
             {
                 report
                     .texts

@@ -205,6 +205,7 @@ fn check(args: CheckArgs) -> ExitCode {
         max_file_bytes: args.max_file_size,
         cache_dir,
         report_scope,
+        ..retrylint::Options::new(Vec::new())
     };
     let report = match retrylint::check(&opts) {
         Ok(r) => r,
