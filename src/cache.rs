@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// Bump when the lowered form (`syntax::ir`) or the lowering changes meaning.
-const FACTS_FORMAT: u32 = 1;
+const FACTS_FORMAT: u32 = 2;
 
 /// The cache directory's name under the project root.
 pub const DIR_NAME: &str = ".retrylint_cache";
