@@ -1,0 +1,25 @@
+//! Every input the fuzzer (`fuzz/`) found a bug with, run through the whole pipeline and every
+//! output format. A new crash input goes into `tests/data/fuzz-regressions/`.
+
+mod pipeline;
+
+#[test]
+fn saved_fuzz_inputs_run_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    pipeline::project(dir.path()).unwrap();
+    let mut inputs: Vec<_> = std::fs::read_dir("tests/data/fuzz-regressions")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "README.md"))
+        .collect();
+    inputs.sort();
+    assert!(!inputs.is_empty());
+    let mut failures = Vec::new();
+    for p in &inputs {
+        let bytes = std::fs::read(p).unwrap();
+        if let Err(e) = pipeline::run(dir.path(), &bytes) {
+            failures.push(format!("{}: {e}", p.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
