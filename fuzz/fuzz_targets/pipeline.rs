@@ -20,7 +20,10 @@ fn project_dir() -> &'static PathBuf {
     DIR.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("retrylint-fuzz-{}", std::process::id()));
         if let Err(e) = pipeline::project(&dir) {
-            panic!("cannot lay out the fuzzing project in {}: {e}", dir.display());
+            panic!(
+                "cannot lay out the fuzzing project in {}: {e}",
+                dir.display()
+            );
         }
         dir
     })
