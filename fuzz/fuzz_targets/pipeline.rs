@@ -18,7 +18,8 @@ use std::sync::OnceLock;
 fn project_dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("retrylint-fuzz-{}", std::process::id()));
+        // One directory for every job, not one per process: fork mode starts many.
+        let dir = std::env::temp_dir().join("retrylint-fuzz");
         if let Err(e) = pipeline::project(&dir) {
             panic!(
                 "cannot lay out the fuzzing project in {}: {e}",

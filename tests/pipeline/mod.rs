@@ -12,11 +12,17 @@ const KNOWN: &str = include_str!("../../fixtures/spring_retry/RetryableUuidUnsaf
 /// The name under which the input is scanned.
 pub const INPUT: &str = "Input.java";
 
-/// Lay out `dir`: `Known.java` and an empty `Input.java`, whose bytes the reader replaces.
+/// Lay out `dir`: `Known.java` and an empty `Input.java`, whose bytes the reader replaces. Each
+/// file is written aside and renamed into place, so processes sharing `dir` (fuzzing jobs) never
+/// see one half written.
 pub fn project(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join("Known.java"), KNOWN)?;
-    std::fs::write(dir.join(INPUT), "")
+    for (name, text) in [("Known.java", KNOWN), (INPUT, "")] {
+        let aside = dir.join(format!(".{name}.{}", std::process::id()));
+        std::fs::write(&aside, text)?;
+        std::fs::rename(&aside, dir.join(name))?;
+    }
+    Ok(())
 }
 
 /// Scan `dir` (laid out by [`project`]) with `input` as the bytes of `Input.java`, render every
