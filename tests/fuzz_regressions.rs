@@ -23,3 +23,36 @@ fn saved_fuzz_inputs_run_clean() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Error recovery makes nested update expressions of a run of `--`; each level once copied its
+/// operand, doubling the tree (the fuzzer's first timeout). Also valid Java nesting them.
+#[test]
+fn nested_updates_stay_linear() {
+    let dir = tempfile::tempdir().unwrap();
+    pipeline::project(dir.path()).unwrap();
+    let n = 5_000;
+    let inputs = [
+        format!(
+            "class A {{ void f() {{ int i = 0; i{}; }} }}",
+            "--".repeat(n)
+        ),
+        format!(
+            "class B {{ void f() {{ int i = 0; {}i; }} }}",
+            "++".repeat(n)
+        ),
+        format!(
+            "class C {{ void f(int[] a, int i) {{ {}i++{}; }} }}",
+            "a[".repeat(150),
+            "]++".repeat(150)
+        ),
+    ];
+    for input in inputs {
+        let t0 = std::time::Instant::now();
+        pipeline::run(dir.path(), input.as_bytes()).unwrap();
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "{:?}",
+            t0.elapsed()
+        );
+    }
+}
