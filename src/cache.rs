@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Bump when the lowered form (`syntax::ir`) or the lowering changes meaning.
-const FACTS_FORMAT: u32 = 1;
+const FACTS_FORMAT: u32 = 2;
 
 /// The cache directory's name under the project root.
 pub const DIR_NAME: &str = ".retrylint_cache";

@@ -26,6 +26,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
     }
     let mut out = Discovered::default();
     for root in paths {
+        let inside = std::fs::canonicalize(root).ok();
         let walker = ignore::WalkBuilder::new(root)
             .standard_filters(true)
             .hidden(true)
@@ -41,6 +42,20 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
                     let is_file = e.file_type().is_some_and(|t| !t.is_dir());
                     let explicit = e.depth() == 0;
                     if !(is_file || explicit && path.is_file()) {
+                        continue;
+                    }
+                    // A link under a scanned directory is not followed out of the tree: a
+                    // hostile repository could point one at any file of the machine.
+                    if e.path_is_symlink()
+                        && !explicit
+                        && path.extension().is_some_and(|x| x == "java")
+                        && let (Some(root), Ok(target)) = (&inside, std::fs::canonicalize(path))
+                        && !target.starts_with(root)
+                    {
+                        out.problems.push((
+                            path.to_path_buf(),
+                            "symbolic link to a file outside the scanned tree; not followed".into(),
+                        ));
                         continue;
                     }
                     classify(path, &mut out);

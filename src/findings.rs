@@ -607,13 +607,26 @@ fn message(f: &Finding, regs: &[&Region], project: &Project) -> String {
 }
 
 /// Columns as UTF-16 code units (SARIF's default), fingerprints, and the final order.
+/// Line `n` (0-based) of `t` without its terminator; LF, CRLF and a lone CR end a line.
+fn nth_line(t: &str, n: usize) -> &str {
+    let mut rest = t;
+    for _ in 0..n {
+        match rest.find(['\n', '\r']) {
+            Some(i) if rest[i..].starts_with("\r\n") => rest = &rest[i + 2..],
+            Some(i) => rest = &rest[i + 1..],
+            None => return "",
+        }
+    }
+    rest.find(['\n', '\r']).map_or(rest, |i| &rest[..i])
+}
+
 pub fn finish(findings: &mut [Finding], texts: &BTreeMap<String, String>) {
     // One-based column of a byte offset in UTF-16 code units, counted from its line's start.
     let col = |path: &str, span: Span, end: bool| -> u32 {
         let off = if end { span.end } else { span.start } as usize;
         match texts.get(path) {
             Some(t) if off <= t.len() && t.is_char_boundary(off) => {
-                let start = t[..off].rfind('\n').map_or(0, |i| i + 1);
+                let start = t[..off].rfind(['\n', '\r']).map_or(0, |i| i + 1);
                 t[start..off].encode_utf16().count() as u32 + 1
             }
             _ => 1,
@@ -639,8 +652,7 @@ pub fn finish(findings: &mut [Finding], texts: &BTreeMap<String, String>) {
     for f in findings.iter_mut() {
         let line_text: String = texts
             .get(&f.path)
-            .and_then(|t| t.lines().nth(f.line as usize - 1))
-            .unwrap_or("")
+            .map_or("", |t| nth_line(t, (f.line as usize).saturating_sub(1)))
             .chars()
             .filter(|c| !c.is_whitespace())
             .collect();

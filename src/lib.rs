@@ -18,6 +18,7 @@ pub mod regions;
 pub mod report;
 pub mod rules;
 pub mod scope;
+pub mod source;
 pub mod suppress;
 pub mod syntax;
 
@@ -74,6 +75,8 @@ pub struct Options {
     pub baseline: Option<PathBuf>,
     /// Counts files as they are analysed, for a progress bar.
     pub progress: Option<Arc<progress::Counter>>,
+    /// How source files are read (tests make a file unreadable through it).
+    pub reader: source::Reader,
 }
 
 impl Options {
@@ -94,6 +97,7 @@ impl Options {
             report_unused_ignores: false,
             baseline: None,
             progress: None,
+            reader: source::Reader::default(),
         }
     }
 }
@@ -179,7 +183,12 @@ fn file_error(shown: &str, kind: &'static str, message: String) -> FileError {
 }
 
 /// Read a file (within the size limit, not binary).
-fn read(path: &std::path::Path, shown: &str, max_bytes: u64) -> Result<Vec<u8>, FileError> {
+fn read(
+    path: &std::path::Path,
+    shown: &str,
+    max_bytes: u64,
+    reader: &source::Reader,
+) -> Result<Vec<u8>, FileError> {
     match std::fs::metadata(path) {
         Ok(m) if !m.is_file() => {
             return Err(file_error(shown, "read", "not a regular file".into()));
@@ -197,8 +206,9 @@ fn read(path: &std::path::Path, shown: &str, max_bytes: u64) -> Result<Vec<u8>, 
         Err(e) => return Err(file_error(shown, "read", format!("cannot read: {e}"))),
         _ => {}
     }
-    let bytes =
-        std::fs::read(path).map_err(|e| file_error(shown, "read", format!("cannot read: {e}")))?;
+    let bytes = reader
+        .read(path)
+        .map_err(|e| file_error(shown, "read", format!("cannot read: {e}")))?;
     if bytes.iter().take(8192).any(|b| *b == 0) {
         return Err(file_error(
             shown,
@@ -260,11 +270,11 @@ impl Part {
 fn parse_file(
     path: &std::path::Path,
     shown: &str,
-    max_bytes: u64,
+    opts: &Options,
     cache: &cache::Cache,
     parts: Option<(&scope::Needles, bool)>,
 ) -> Result<Parsed, FileError> {
-    let bytes = read(path, shown, max_bytes)?;
+    let bytes = read(path, shown, opts.max_file_bytes, &opts.reader)?;
     let facts = match cache.get(&bytes) {
         Some(f) => f,
         None => {
@@ -380,7 +390,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
                 .par_iter()
                 .map(|p| {
                     let shown = discovery::display_path(p);
-                    let r = parse_file(p, &shown, opts.max_file_bytes, &cache, None);
+                    let r = parse_file(p, &shown, opts, &cache, None);
                     if let Some(c) = &opts.progress {
                         c.file_done();
                     }
@@ -516,7 +526,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         for path in std::iter::once(&f.path).chain(related) {
             if !report.texts.contains_key(path)
                 && let Some(p) = by_shown.get(path)
-                && let Ok(b) = std::fs::read(p)
+                && let Ok(b) = opts.reader.read(p)
             {
                 report
                     .texts
@@ -578,7 +588,7 @@ fn prefiltered(
                 let fresh = cached.is_none();
                 let scan = match cached {
                     Some(s) => Ok(s),
-                    None => read(p, &shown, opts.max_file_bytes)
+                    None => read(p, &shown, opts.max_file_bytes, &opts.reader)
                         .map(|bytes| scope::Scan::of(&bytes, &needles)),
                 };
                 if let Some(c) = &opts.progress {
@@ -654,7 +664,7 @@ fn prefiltered(
             .filter_map(|i| {
                 let input = inputs[*i].as_ref()?;
                 let parts = parts.then_some((&needles, input.scan.effect));
-                let r = parse_file(&input.path, &input.shown, opts.max_file_bytes, cache, parts);
+                let r = parse_file(&input.path, &input.shown, opts, cache, parts);
                 Some((*i, r))
             })
             .collect();

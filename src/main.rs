@@ -258,6 +258,7 @@ fn check(args: CheckArgs) -> ExitCode {
         baseline: args.baseline.clone(),
         progress: None,
         config: config.clone(),
+        ..retrylint::Options::new(Vec::new())
     };
     let counter = std::sync::Arc::new(retrylint::progress::Counter::default());
     let bar = retrylint::progress::wanted(args.quiet).then(|| {

@@ -17,13 +17,13 @@ struct FindingDiag<'a> {
 
 impl fmt::Debug for FindingDiag<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.f.message)
+        write!(f, "{}", one_line(&self.f.message))
     }
 }
 
 impl fmt::Display for FindingDiag<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.f.message)
+        write!(f, "{}", one_line(&self.f.message))
     }
 }
 
@@ -53,17 +53,49 @@ impl Diagnostic for FindingDiag<'_> {
     }
 }
 
-/// Control characters from scanned files must not reach the terminal.
+/// Bidirectional overrides and isolates reorder what a terminal shows (Trojan Source).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Control characters (ANSI escapes begin with one) and bidirectional controls from scanned
+/// files must not reach the terminal; line breaks and tabs stay.
 pub fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
+            if (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c) {
                 '\u{FFFD}'
             } else {
                 c
             }
         })
         .collect()
+}
+
+/// [`sanitize`] for a one-line field (a path, a message): a line break in it could forge a line
+/// of the report.
+fn one_line(s: &str) -> String {
+    sanitize(&s.replace(['\n', '\t'], " "))
+}
+
+/// The source for a code frame, neutralised without moving a byte, so that spans (byte offsets)
+/// still point at the same code: a CR of CRLF becomes a space, a lone CR (a Java line break) a
+/// LF, and any other control character `?` repeated over its UTF-8 length (a bidirectional
+/// control, three bytes, U+FFFD).
+fn frame_source(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => out.push(' '),
+            '\r' => out.push('\n'),
+            '\n' | '\t' => out.push(c),
+            c if is_bidi_control(c) => out.push('\u{FFFD}'),
+            c if c.is_control() => out.extend(std::iter::repeat_n('?', c.len_utf8())),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn span(s: crate::syntax::ir::Span, len_limit: usize) -> SourceSpan {
@@ -114,7 +146,7 @@ pub fn render(report: &Report, color: bool, elapsed: Option<std::time::Duration>
     let handler = GraphicalReportHandler::new_themed(theme).with_width(110);
     let mut out = String::new();
     for f in &report.findings {
-        let text = sanitize(report.texts.get(&f.path).map(String::as_str).unwrap_or(""));
+        let text = frame_source(report.texts.get(&f.path).map(String::as_str).unwrap_or(""));
         let n = text.len();
         let mut labels = vec![LabeledSpan::new_primary_with_span(
             Some(f.rule.primary_label.into()),
@@ -154,15 +186,19 @@ pub fn render(report: &Report, color: bool, elapsed: Option<std::time::Duration>
         ));
         let diag = FindingDiag {
             f,
-            src: NamedSource::new(sanitize(&f.path), text),
+            src: NamedSource::new(one_line(&f.path), text),
             labels,
-            help: Some(sanitize(&help)),
+            help: Some(one_line(&help)),
         };
         let mut s = String::new();
         if handler.render_report(&mut s, &diag).is_err() {
             s = format!(
                 "{}:{}:{}: {} {}\n",
-                f.path, f.line, f.column, f.rule.id, f.message
+                one_line(&f.path),
+                f.line,
+                f.column,
+                f.rule.id,
+                one_line(&f.message)
             );
         }
         out.push_str(&s);
@@ -170,10 +206,13 @@ pub fn render(report: &Report, color: bool, elapsed: Option<std::time::Duration>
     }
     for e in &report.errors {
         let line = e.line.map(|l| format!(":{l}")).unwrap_or_default();
-        out.push_str(&sanitize(&format!(
+        out.push_str(&format!(
             "{}: {}{line}: {} ({})\n",
-            e.severity, e.path, e.message, e.kind
-        )));
+            e.severity,
+            one_line(&e.path),
+            one_line(&e.message),
+            e.kind
+        ));
     }
     let s = &report.summary;
     out.push_str(&summary_line(s));

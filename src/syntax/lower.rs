@@ -15,6 +15,8 @@ pub struct Lowerer<'a> {
     scopes: Vec<Scope>,
     scope: ScopeId,
     depth: usize,
+    /// Update expressions (`x++`) lowered so far.
+    updates: usize,
 }
 
 pub fn lower(root: Node<'_>, src: &[u8]) -> FileFacts {
@@ -24,6 +26,7 @@ pub fn lower(root: Node<'_>, src: &[u8]) -> FileFacts {
         scopes: Vec::new(),
         scope: 0,
         depth: 0,
+        updates: 0,
     };
     l.collect_errors(root);
     l.facts.line_starts = std::iter::once(0)
@@ -985,13 +988,22 @@ impl<'a> Lowerer<'a> {
                 }
             }
             "update_expression" => {
-                // x++ / ++x: an assignment of x to itself.
+                // x++ / ++x: an assignment of x to itself. An operand that holds an update itself
+                // (`a[i++]++`, what error recovery makes of `------`) is not copied into the
+                // value: each level would double the tree.
+                let before = self.updates;
                 let target = n
                     .named_child(0)
                     .map(|x| self.expr(x))
                     .unwrap_or(Expr::Opaque(span));
+                self.updates += 1;
+                let value = if self.updates == before + 1 {
+                    target.clone()
+                } else {
+                    Expr::Opaque(span)
+                };
                 Expr::Assign(Box::new(Assign {
-                    value: target.clone(),
+                    value,
                     target,
                     op: "++".into(),
                     span,
