@@ -499,10 +499,16 @@ impl Needles {
                     let (pkg, _) = split_class(f);
                     !pkg.is_empty() && find(bytes, pkg.as_bytes()).is_some()
                 });
+                // The class's simple name itself (not only its hash) must be what is imported.
+                let simple: Vec<&str> = fqns
+                    .iter()
+                    .flat_map(|f| f.split('.'))
+                    .filter(|s| token_hash(s.as_bytes()) == *h)
+                    .collect();
                 let shadowed = has(declared, *h)
                     || imports.iter().any(|imp| {
                         let last = imp.rsplit('.').next().unwrap_or(imp);
-                        token_hash(last.as_bytes()) == *h
+                        simple.contains(&last)
                             && !fqns
                                 .iter()
                                 .any(|f| f == imp || f.starts_with(&format!("{imp}.")))
@@ -699,6 +705,13 @@ mod tests {
         assert!(!scan("class A { void f() { log(\"Charge failed\"); } }").effect);
         assert!(!scan("import java.util.concurrent.Flow; class A { Flow.Subscription s; void f() { create(); } }").effect);
         assert!(scan("class A { void f() { Subscription.create(p); } }").effect);
+        // An import of another class by that name shadows it; an import of the class does not.
+        let other = "import org.reactivestreams.Subscription;\nclass A { Subscription s; void f() { s.create(); } }";
+        assert!(!scan(other).effect);
+        let stripe = "import com.stripe.model.Subscription;\nclass A { void f() { Subscription.create(p); } }";
+        assert!(scan(stripe).effect);
+        // A declared type of that name shadows it too.
+        assert!(!scan("class Subscription { void f() { Subscription.create(p); } }").effect);
     }
 
     #[test]
