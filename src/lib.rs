@@ -730,31 +730,28 @@ fn prefiltered(
                     if checked[i] {
                         continue;
                     }
-                    let live: Vec<u32> = inputs[i]
-                        .as_ref()
-                        .map(|x| x.scan.live_hashes().collect())
-                        .unwrap_or_default();
-                    if live.is_empty() {
+                    let Some(scan) = inputs[i].as_ref().map(|x| &x.scan) else {
+                        continue;
+                    };
+                    if scan.live.is_empty() {
                         continue;
                     }
-                    let is_row_type = |row: &scope::EffectRow, ty: &str| {
-                        scope::tokens(ty.as_bytes())
-                            .iter()
-                            .any(|t| row.classes.contains_key(t) && live.contains(t))
-                    };
-                    for (r, row) in needles.rows.iter().enumerate() {
-                        // Methods returning the type are called from anywhere; fields holding
-                        // it are used in their own file.
-                        for m in &p.facts.methods {
-                            let h = scope::token_hash(m.name.as_bytes());
-                            if is_row_type(row, &m.ret) && !carriers[r].contains(&h) {
-                                added_carriers[r].insert(h);
+                    // Methods returning one of a row's types are called from anywhere; fields
+                    // holding one are used in their own file.
+                    let methods = p.facts.methods.iter().map(|m| (&m.name, &m.ret, true));
+                    let fields = p.facts.classes.iter().flat_map(|c| &c.fields);
+                    for (name, ty, method) in methods.chain(fields.map(|f| (&f.name, &f.ty, false)))
+                    {
+                        let ty = scope::tokens(ty.as_bytes());
+                        let h = scope::token_hash(name.as_bytes());
+                        for (r, row) in needles.rows.iter().enumerate() {
+                            if !scan.names_live_class(row, &ty) {
+                                continue;
                             }
-                        }
-                        for f in p.facts.classes.iter().flat_map(|c| &c.fields) {
-                            let h = scope::token_hash(f.name.as_bytes());
-                            if is_row_type(row, &f.ty) {
+                            if !method {
                                 field_carriers[i].insert((r, h));
+                            } else if !carriers[r].contains(&h) {
+                                added_carriers[r].insert(h);
                             }
                         }
                     }
@@ -765,7 +762,7 @@ fn prefiltered(
                 }
                 // Full: text, side-effect class, carrier or field; delta: only new carriers.
                 let effect = |part: &Part,
-                              live: &[u32],
+                              scan: &scope::Scan,
                               fields: &HashSet<(usize, u32)>,
                               full: bool,
                               cars: &[HashSet<u32>]| {
@@ -776,17 +773,15 @@ fn prefiltered(
                             .zip(cars)
                             .enumerate()
                             .any(|(r, (row, car))| {
-                                scope::part_mentions(&part.tokens, &row.methods)
+                                scope::mentions(&part.tokens, &row.methods)
                                     && ((full
                                         && (row.any_class
-                                            || part.tokens.iter().any(|t| {
-                                                row.classes.contains_key(t) && live.contains(t)
-                                            })
+                                            || scan.names_live_class(row, &part.tokens)
                                             || part
                                                 .tokens
                                                 .iter()
                                                 .any(|t| fields.contains(&(r, *t)))))
-                                        || scope::part_mentions(&part.tokens, car))
+                                        || scope::mentions(&part.tokens, car))
                             })
                 };
                 let mut carriers_now: Vec<HashSet<u32>> = delta_carriers.clone();
@@ -801,18 +796,16 @@ fn prefiltered(
                     } else {
                         (&delta_names, &delta_ctors, &carriers_now[..])
                     };
-                    let live: Vec<u32> = inputs[i]
-                        .as_ref()
-                        .map(|x| x.scan.live_hashes().collect())
-                        .unwrap_or_default();
-                    let live = &live[..];
+                    let Some(scan) = inputs[i].as_ref().map(|x| &x.scan) else {
+                        continue;
+                    };
                     let b = &mut in_b[i];
                     b.resize(p.methods.len(), false);
                     for (mi, part) in p.methods.iter().enumerate() {
                         if b[mi]
-                            || !(scope::part_mentions(&part.tokens, nm)
-                                || scope::part_mentions(&part.news, ct)
-                                || effect(part, live, &field_carriers[i], full, cr))
+                            || !(scope::mentions(&part.tokens, nm)
+                                || scope::mentions(&part.news, ct)
+                                || effect(part, scan, &field_carriers[i], full, cr))
                         {
                             continue;
                         }
@@ -863,11 +856,11 @@ fn prefiltered(
                 }
             }
             want = untried(&tried, &|s| {
-                scope::mentions(s, &new_names)
-                    || scope::mentions(s, &new_ctors)
+                scope::mentions(&s.tokens, &new_names)
+                    || scope::mentions(&s.tokens, &new_ctors)
                     || needles.rows.iter().zip(&new_carriers).any(|(row, car)| {
                         // A file that may call one of the row's methods through a carrier.
-                        scope::mentions(s, car) && scope::mentions(s, &row.methods)
+                        scope::mentions(&s.tokens, car) && scope::mentions(&s.tokens, &row.methods)
                     })
             });
             if std::env::var_os("RETRYLINT_TIMINGS").is_some() {

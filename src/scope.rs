@@ -105,8 +105,11 @@ impl Scan {
         self.effect = self.words || !self.live.is_empty();
     }
 
-    pub fn live_hashes(&self) -> impl Iterator<Item = u32> + '_ {
-        self.live.iter().map(|x| x.0)
+    /// Do `tokens` name one of `row`'s classes that is live in this file?
+    pub fn names_live_class(&self, row: &EffectRow, tokens: &[u32]) -> bool {
+        self.live
+            .iter()
+            .any(|(h, _)| row.classes.contains_key(h) && has(tokens, *h))
     }
 }
 
@@ -628,13 +631,8 @@ fn in_package(fqn: &str, package: &Option<String>) -> bool {
     }
 }
 
-/// Does `scan` mention any of `names`?
-pub fn mentions(scan: &Scan, names: &HashSet<u32>) -> bool {
-    scan.tokens.iter().any(|t| names.contains(t))
-}
-
-/// Does a part with these tokens mention any of `names`?
-pub fn part_mentions(tokens: &[u32], names: &HashSet<u32>) -> bool {
+/// Do these sorted tokens (of a file, a method, a field) mention any of `names`?
+pub fn mentions(tokens: &[u32], names: &HashSet<u32>) -> bool {
     if tokens.len() < names.len() {
         tokens.iter().any(|t| names.contains(t))
     } else {
