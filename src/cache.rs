@@ -3,8 +3,8 @@
 //! file is cached; the analysis of the whole project runs on every check, so an edit in one file
 //! changes findings in the files that depend on it.
 
+use crate::java::ir::FileFacts;
 use crate::scope::Scan;
-use crate::syntax::ir::FileFacts;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;

@@ -2,11 +2,11 @@
 //! same region execution, reported once per (rule, primary location).
 
 use crate::catalogue::Catalogue;
-use crate::flow::{self, Loc, MethodFlow};
-use crate::index::{MethodId, Project};
+use crate::dataflow::{self as flow, Loc, MethodFlow};
+use crate::java::ir::Span;
 use crate::regions::{self, Part, Region};
 use crate::rules::{self, Rule};
-use crate::syntax::ir::Span;
+use crate::semantic::{MethodId, Project};
 use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -119,7 +119,7 @@ pub fn find(
     let found: Vec<Vec<Region>> = crate::phase("regions", || {
         candidates
             .par_iter()
-            .map(|id| flow::analyze(project, cat, &empty, *id, true).regions)
+            .map(|id| regions::call_regions(project, cat, *id))
             .collect()
     });
     all_regions.extend(found.into_iter().flatten());
@@ -153,7 +153,7 @@ pub fn find(
     let sums = crate::phase("summaries", || flow::summarize(project, cat, &ids, &calls));
     let flows: HashMap<MethodId, MethodFlow> = crate::phase("flows", || {
         ids.par_iter()
-            .map(|id| (*id, flow::analyze(project, cat, &sums, *id, false)))
+            .map(|id| (*id, flow::analyze(project, cat, &sums, *id)))
             .collect()
     });
     let reaches: Vec<BTreeSet<MethodId>> = all_regions
@@ -307,7 +307,7 @@ fn relevant_methods(
         let found: Vec<(MethodId, Vec<MethodId>)> = frontier
             .par_iter()
             .map(|id| {
-                let f = flow::analyze(project, cat, empty, *id, false);
+                let f = flow::analyze(project, cat, empty, *id);
                 (*id, f.calls.into_iter().map(|(_, m)| m).collect())
             })
             .collect();

@@ -9,18 +9,18 @@ pub mod baseline;
 pub mod cache;
 pub mod catalogue;
 pub mod config;
+pub mod dataflow;
 pub mod discovery;
 pub mod findings;
-pub mod flow;
-pub mod index;
+pub mod java;
 pub mod progress;
 pub mod regions;
 pub mod report;
 pub mod rules;
 pub mod scope;
+pub mod semantic;
 pub mod source;
 pub mod suppress;
-pub mod syntax;
 
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -221,7 +221,7 @@ fn read(
 
 /// A parsed file and, for the prefilter, the tokens of each method and field.
 struct Parsed {
-    facts: syntax::ir::FileFacts,
+    facts: java::ir::FileFacts,
     methods: Vec<Part>,
     fields: Vec<(String, Part)>,
 }
@@ -239,8 +239,8 @@ impl Part {
     /// pseudo-method of its field initializers).
     fn of(
         bytes: &[u8],
-        span: syntax::ir::Span,
-        holes: &[syntax::ir::Span],
+        span: java::ir::Span,
+        holes: &[java::ir::Span],
         file_effect: bool,
         needles: &scope::Needles,
     ) -> Part {
@@ -278,7 +278,7 @@ fn parse_file(
     let facts = match cache.get(&bytes) {
         Some(f) => f,
         None => {
-            let f = syntax::parse(&bytes).ok_or_else(|| {
+            let f = java::parse(&bytes).ok_or_else(|| {
                 file_error(shown, "parse", "tree-sitter produced no syntax tree".into())
             })?;
             cache.put(&bytes, &f);
@@ -292,7 +292,7 @@ fn parse_file(
                 .methods
                 .iter()
                 .map(|m| {
-                    let mut holes: Vec<syntax::ir::Span> = Vec::new();
+                    let mut holes: Vec<java::ir::Span> = Vec::new();
                     if m.name == "<init>" {
                         holes = facts
                             .methods
@@ -404,7 +404,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         let mut files = Vec::new();
         for (shown, r) in loaded {
             match r {
-                Ok(p) => files.push(index::SourceFile {
+                Ok(p) => files.push(semantic::SourceFile {
                     path: shown,
                     facts: p.facts,
                 }),
@@ -415,7 +415,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
             }
         }
         report.summary.files_scanned = files.len();
-        let project = phase("index", || index::Project::new(files));
+        let project = phase("index", || semantic::Project::new(files));
         let (findings, truncated) = findings::find(&project, cat, None, false);
         (project, findings, truncated)
     };
@@ -493,7 +493,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
             message: format!(
                 "method `{}` is larger than the analysis budget ({} steps); it was analysed in part",
                 mm.name,
-                flow::MAX_STEPS
+                dataflow::MAX_STEPS
             ),
             line: Some(project.files[m.0 as usize].facts.line_of(mm.name_span.start)),
         });
@@ -567,7 +567,7 @@ fn prefiltered(
     cat: &catalogue::Catalogue,
     cache: &cache::Cache,
     report: &mut Report,
-) -> (index::Project, Vec<Finding>, Vec<index::MethodId>) {
+) -> (semantic::Project, Vec<Finding>, Vec<semantic::MethodId>) {
     use std::collections::{HashMap, HashSet};
     let needles = scope::Needles::new(cat);
     let mut scans = match &opts.cache_dir {
@@ -880,16 +880,16 @@ fn prefiltered(
         phase("parse", || {
             parse(rest, false, &mut parsed, &mut tried, report)
         });
-        let files: Vec<index::SourceFile> = (0..n)
+        let files: Vec<semantic::SourceFile> = (0..n)
             .filter_map(|i| {
                 let p = parsed[i].take()?;
-                Some(index::SourceFile {
+                Some(semantic::SourceFile {
                     path: inputs[i].as_ref()?.shown.clone(),
                     facts: p.facts,
                 })
             })
             .collect();
-        let project = phase("index", || index::Project::new(files));
+        let project = phase("index", || semantic::Project::new(files));
         let (findings, truncated) = findings::find(&project, cat, None, false);
         return (project, findings, truncated);
     }
@@ -909,7 +909,7 @@ fn prefiltered(
         round += 1;
         let order: Vec<usize> = (0..n).filter(|i| parsed[*i].is_some()).collect();
         let mut only = HashSet::new();
-        let files: Vec<index::SourceFile> = order
+        let files: Vec<semantic::SourceFile> = order
             .iter()
             .enumerate()
             .map(|(k, i)| {
@@ -918,7 +918,7 @@ fn prefiltered(
                         only.insert((k as u32, mi as u32));
                     }
                 }
-                index::SourceFile {
+                semantic::SourceFile {
                     path: inputs[*i]
                         .as_ref()
                         .map(|x| x.shown.clone())
@@ -930,7 +930,7 @@ fn prefiltered(
                 }
             })
             .collect();
-        let project = phase("index", || index::Project::recording(files));
+        let project = phase("index", || semantic::Project::recording(files));
         let (findings, truncated) = findings::find(&project, cat, Some(&only), probe);
         let deps = project.deps().map(|d| d.index());
         let want = match &deps {

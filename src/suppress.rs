@@ -5,8 +5,8 @@
 //! Comments and annotations are read from a tree-sitter parse of the file, so text inside string
 //! literals and text blocks never counts. A directive without rules suppresses every rule.
 
+use crate::java::ir::Span;
 use crate::rules::{self, Rule};
-use crate::syntax::ir::Span;
 use crate::{Finding, discovery};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

@@ -98,7 +98,7 @@ fn frame_source(s: &str) -> String {
     out
 }
 
-fn span(s: crate::syntax::ir::Span, len_limit: usize) -> SourceSpan {
+fn span(s: crate::java::ir::Span, len_limit: usize) -> SourceSpan {
     let start = (s.start as usize).min(len_limit);
     let end = (s.end as usize).clamp(start, len_limit);
     SourceSpan::new(start.into(), end - start)

@@ -1,7 +1,7 @@
 //! The project index: every class, method and string constant of the scanned files, and the
 //! name resolution the analysis needs (types through imports, calls through declared types).
 
-use crate::syntax::ir::{Call, Class, Expr, FileFacts, Method};
+use crate::java::ir::{Call, Class, Expr, FileFacts, Method};
 use std::collections::HashMap;
 
 pub type ClassRef = (u32, u32);
@@ -145,7 +145,7 @@ impl Project {
                 for fld in &c.fields {
                     if fld.modifiers.is_static
                         && (fld.modifiers.is_final
-                            || c.kind == crate::syntax::ir::ClassKind::Interface)
+                            || c.kind == crate::java::ir::ClassKind::Interface)
                         && let Some(Expr::Str(s, _)) = fld.init.as_ref().map(|e| e.peel())
                     {
                         p.constants_by_name
@@ -387,7 +387,7 @@ impl Project {
 
     /// The declared type of field `name` visible from class `c` (its own, inherited or an
     /// enclosing class's), with the class that declares it.
-    pub fn field(&self, c: ClassRef, name: &str) -> Option<(ClassRef, &crate::syntax::ir::Field)> {
+    pub fn field(&self, c: ClassRef, name: &str) -> Option<(ClassRef, &crate::java::ir::Field)> {
         let mut cur = Some(c);
         while let Some(cc) = cur {
             for k in std::iter::once(cc).chain(self.supertypes_of(cc).iter().copied()) {

@@ -376,11 +376,11 @@ pub struct ExtraSinks {
     pub parameter_contains: Vec<String>,
 }
 
-const REGIONS: &str = include_str!("../rules/regions.toml");
-const SOURCES: &str = include_str!("../rules/sources.toml");
-const SINKS: &str = include_str!("../rules/sinks.toml");
-const GUARDS: &str = include_str!("../rules/guards.toml");
-const SIDE_EFFECTS: &str = include_str!("../rules/side_effects.toml");
+const REGIONS: &str = include_str!("../../rules/regions.toml");
+const SOURCES: &str = include_str!("../../rules/sources.toml");
+const SINKS: &str = include_str!("../../rules/sinks.toml");
+const GUARDS: &str = include_str!("../../rules/guards.toml");
+const SIDE_EFFECTS: &str = include_str!("../../rules/side_effects.toml");
 
 impl Catalogue {
     /// The built-in catalogue. Its files are checked by a unit test, so parsing cannot fail in a

@@ -1,0 +1,573 @@
+//! Calls: catalogue sources, sinks and side effects, and project methods through their summaries.
+
+use super::cx::*;
+use super::place::*;
+use super::*;
+use crate::catalogue::{SourceKind, glob};
+use crate::java::ir::*;
+use crate::semantic::{Loc, MethodId, TypeRef};
+
+impl Cx<'_> {
+    pub(super) fn eval_call(&mut self, c: &Call) -> Taint {
+        let mut t = self.eval_call_inner(c);
+        if self.is_key_sink_call(c) {
+            // The request now carries a key: so do the builder and what it builds.
+            t.insert(Origin::Keyed);
+            if let Some(p) = c.recv.as_ref().and_then(|r| self.place_of(mutated_root(r))) {
+                self.env.entry(p).or_default().insert(Origin::Keyed);
+            }
+        }
+        if self.is_lock_call(c) {
+            t.insert(Origin::Lock);
+        }
+        t
+    }
+
+    /// Evaluate the receiver and the arguments: (receiver is a type, receiver, arguments).
+    fn eval_call_operands(&mut self, c: &Call) -> (bool, Taint, Vec<Taint>) {
+        let recv_is_type = c.recv.as_ref().is_some_and(|r| self.is_type_name(r));
+        let recv_t = match &c.recv {
+            Some(r) if !recv_is_type => self.eval(r),
+            _ => Taint::new(),
+        };
+        // Generate-once maps: the lambda runs only when the key is absent.
+        let once_arg = self
+            .cat
+            .guards
+            .compute_once
+            .iter()
+            .find(|g| g.methods.contains(&c.name))
+            .map(|g| g.arg)
+            .filter(|_| {
+                c.recv
+                    .as_ref()
+                    .and_then(|r| self.place_of(r))
+                    .is_some_and(|p| p.starts_with("this."))
+            });
+        let mut args = Vec::with_capacity(c.args.len());
+        let outer_guard = self.guarded;
+        if self.cat.guards.cluster_locks.wrappers.contains(&c.name) {
+            self.guarded = true;
+        }
+        for (i, a) in c.args.iter().enumerate() {
+            if once_arg == Some(i) {
+                self.suppress += 1;
+                self.eval(a);
+                self.suppress -= 1;
+                args.push(Taint::new());
+            } else if let Expr::Lambda(l) = a
+                && let Some(place) = self.fallback_place(c)
+            {
+                args.push(self.eval_fallback(l, &place));
+            } else if let Expr::Lambda(l) = a
+                && c.recv.is_some()
+                && !recv_is_type
+            {
+                args.push(self.eval_lambda(l, &recv_t));
+            } else {
+                args.push(self.eval(a));
+            }
+        }
+        self.guarded = outer_guard;
+        (recv_is_type, recv_t, args)
+    }
+
+    pub(super) fn eval_call_inner(&mut self, c: &Call) -> Taint {
+        let (recv_is_type, recv_t, args) = self.eval_call_operands(c);
+        if self.cat.sources.counter_methods.contains(&c.name)
+            && let Some(place) = c.recv.as_ref().and_then(|r| self.counter_place(r))
+        {
+            let label = format!("{}.{}()", place.trim_start_matches("this."), c.name);
+            return self.counter(&place, c.span, label);
+        }
+        if let Some(kind) = self.source_of_call(c) {
+            let label = self.call_label(c);
+            let t = self.fresh(kind, c.span, c.scope, label, None);
+            // `rnd.nextBytes(buf)` fills its argument.
+            for a in &c.args {
+                if let Some(p) = self.place_of(a).filter(|p| self.is_local(p)) {
+                    self.assign_place(p, t.clone(), false, None);
+                }
+            }
+            return t;
+        }
+
+        // A sink is shown from the method name on: `setIdempotencyKey(key)`, not the whole chain.
+        let here = Loc {
+            file: self.file(),
+            span: Span {
+                start: c.name_span.start,
+                end: c.span.end,
+            },
+        };
+        self.call_effects(c, &recv_t, &args, &here);
+        // Entity properties: a setter stores, a getter reads back what was stored.
+        if let (Some(r), Some(prop)) = (&c.recv, property_of(&c.name, "set"))
+            && let Some(owner) = self.place_of(r)
+            && args.len() == 1
+        {
+            let place = format!("{owner}#{prop}");
+            self.assign_place(place, args[0].clone(), true, Some(c.span));
+        }
+        if c.args.is_empty()
+            && let Some(p) = self.place_of_call(c)
+            && let Some(t) = self.env.get(&p)
+        {
+            return t.clone();
+        }
+
+        // Project methods.
+        let on_this = matches!(c.recv, None | Some(Expr::This(_)));
+        let recv_type = match &c.recv {
+            None | Some(Expr::This(_)) => None,
+            Some(r) if recv_is_type => Some(r.dotted().map(|d| self.resolve(&d))),
+            Some(r) => Some(self.type_of(r)),
+        };
+        let targets = self.project.resolve_call(self.class, c, recv_type);
+        if !targets.is_empty() {
+            return self.project_call(c, &targets, on_this, &recv_t, &args, &here);
+        }
+
+        if self.coarse_call(c) {
+            let mut t = recv_t;
+            for a in args {
+                union(&mut t, &a);
+            }
+            return self.strip_kinds(t);
+        }
+        // An unknown call with a per-attempt argument or receiver returns a per-attempt value;
+        // builders and appenders keep what they were given.
+        let mut t = recv_t;
+        for a in &args {
+            union(&mut t, a);
+        }
+        if let Some(r) = &c.recv
+            && is_mutator(&c.name)
+            && let Some(p) = self.place_of(mutated_root(r))
+            && !p.contains('#')
+            && !p.contains('@')
+        {
+            self.assign_place(p, t.clone(), false, None);
+        }
+        t
+    }
+
+    /// Catalogue effects of a call: side effects, key sinks, idempotency headers, durable
+    /// stores and persisted entities.
+    fn call_effects(&mut self, c: &Call, recv_t: &Taint, args: &[Taint], here: &Loc) {
+        if let Some(label) = self.side_effect_of(c) {
+            let keyed = recv_t.contains(&Origin::Keyed)
+                || args.iter().any(|a| a.contains(&Origin::Keyed))
+                || c.args
+                    .iter()
+                    .zip(args)
+                    .any(|(a, t)| self.is_key_carrier_param(a, t));
+            self.effect(EffectKind::SideEffect { keyed }, here.span, label, c.scope);
+        }
+        // Key sinks by method name, on any receiver.
+        if self.cat.sinks.methods.names.contains(&c.name)
+            && let Some(t) = args.get(self.cat.sinks.methods.arg)
+        {
+            let t = t.clone();
+            let label = self.sink_label(c);
+            self.effect(EffectKind::KeySink, here.span, label.clone(), c.scope);
+            self.sink(
+                &t,
+                SinkRef {
+                    loc: here.clone(),
+                    label,
+                    at_argument: false,
+                },
+                c.scope,
+                c.span,
+            );
+        }
+        // Idempotency headers.
+        if self.cat.sinks.headers.setters.contains(&c.name)
+            && c.args.len() >= 2
+            && let Some(h) = self.project.constant(self.class, &c.args[0])
+            && self.cat.is_idempotency_header(&h)
+        {
+            let t = args[1].clone();
+            self.effect(
+                EffectKind::KeySink,
+                here.span,
+                format!("the `{h}` header"),
+                c.scope,
+            );
+            self.sink(
+                &t,
+                SinkRef {
+                    loc: here.clone(),
+                    label: format!("the `{h}` header"),
+                    at_argument: false,
+                },
+                c.scope,
+                c.span,
+            );
+        }
+        // Durable stores (`ctx.setAttribute("key", v)`).
+        for s in &self.cat.guards.store {
+            if s.writes.contains(&c.name)
+                && let Some(owner) = c.recv.as_ref().and_then(|r| self.place_of(r))
+                && let Some(key) = c
+                    .args
+                    .get(s.key_arg)
+                    .and_then(|k| self.project.constant(self.class, k))
+                && let Some(v) = args.get(s.value_arg)
+            {
+                self.assign_place(format!("{owner}@{key}"), v.clone(), true, Some(c.span));
+            }
+        }
+        // Persisting an entity makes its generate-once values durable.
+        if self
+            .cat
+            .guards
+            .persist
+            .prefixes
+            .iter()
+            .any(|p| c.name.starts_with(p.as_str()))
+        {
+            for a in &c.args {
+                if let Some(p) = self.place_of(a) {
+                    self.persisted.push((p.clone(), self.stores.len()));
+                    let done: Vec<(String, Taint, Vec<Span>)> = self
+                        .pending
+                        .iter()
+                        .filter(|x| x.owner == p)
+                        .map(|x| (x.place.clone(), x.fresh.clone(), x.calls.clone()))
+                        .collect();
+                    for (place, t, calls) in done {
+                        if let Some(v) = self.env.get_mut(&place) {
+                            v.retain(|o| !t.contains(o));
+                        }
+                        self.drop_store_events(&t, &calls);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A call of project methods: their summaries applied to the arguments.
+    fn project_call(
+        &mut self,
+        c: &Call,
+        targets: &[MethodId],
+        on_this: bool,
+        recv_t: &Taint,
+        args: &[Taint],
+        here: &Loc,
+    ) -> Taint {
+        let mut result = Taint::new();
+        let mut hits_effects: Vec<(Span, String)> = Vec::new();
+        for m in targets {
+            self.edge(c.scope, *m);
+            if on_this {
+                self.out.self_calls.push(*m);
+            }
+            let s = &self.sums[m.0 as usize][m.1 as usize];
+            let mut hits = Vec::new();
+            for (p, sink) in &s.param_sinks {
+                let idx = *p as usize;
+                let callee = self.project.method(*m);
+                let is_vararg =
+                    idx + 1 == callee.params.len() && callee.params[idx].ty.ends_with("[]");
+                let mut t = Taint::new();
+                if is_vararg {
+                    for a in args.iter().skip(idx) {
+                        union(&mut t, a);
+                    }
+                } else if let Some(a) = args.get(idx) {
+                    t = a.clone();
+                }
+                if sink.at_argument {
+                    // A key parameter of a client method: the request goes out here.
+                    let key_sink = (here.span, sink.label.clone());
+                    hits_effects.push(key_sink);
+                }
+                hits.push((t, self.at_argument(sink, c.args.get(idx).map(|a| a.span()))));
+            }
+            if s.ret_keyed {
+                result.insert(Origin::Keyed);
+            }
+            if s.ret_lock {
+                result.insert(Origin::Lock);
+            }
+            if on_this {
+                for (f, sink) in &s.field_sinks {
+                    hits.push((self.read_field(f), sink.clone()));
+                }
+            }
+            for (t, sink) in hits {
+                self.sink(&t, sink, c.scope, c.span);
+            }
+            let s = &self.sums[m.0 as usize][m.1 as usize];
+            for p in &s.ret_params {
+                if let Some(a) = args.get(*p as usize) {
+                    union(&mut result, a);
+                }
+            }
+            for f in &s.ret_fields {
+                if on_this {
+                    union(&mut result, &self.read_field(f));
+                } else {
+                    union(&mut result, recv_t);
+                }
+            }
+            let ret_sources: Vec<SourceDesc> = s.ret_sources.values().cloned().collect();
+            for d in ret_sources {
+                let label = format!("{}() (which returns {})", c.name, d.label);
+                let t = self.fresh(d.kind, c.span, c.scope, label, Some(d));
+                union(&mut result, &t);
+            }
+            if on_this {
+                let fs: Vec<(String, SourceDesc)> = s
+                    .field_sources
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                for (f, d) in fs {
+                    let label = format!("{}() (which stores {} in `{f}`)", c.name, d.label);
+                    let t = self.fresh(d.kind, c.span, c.scope, label, Some(d));
+                    self.env.insert(format!("this.{f}"), t);
+                }
+            }
+        }
+        hits_effects.sort();
+        hits_effects.dedup();
+        for (span, label) in hits_effects {
+            self.effect(EffectKind::KeySink, span, label, c.scope);
+        }
+        result
+    }
+
+    /// The label of a source call as written: `UUID.randomUUID()`, `rnd.nextLong()`.
+    pub(super) fn call_label(&self, c: &Call) -> String {
+        match c.recv.as_ref().and_then(|r| r.dotted()) {
+            Some(r) => format!("{r}.{}()", c.name),
+            None => match &c.recv {
+                Some(Expr::Call(inner)) => format!("{}.{}()", self.call_label(inner), c.name),
+                Some(Expr::New(n)) => format!("new {}().{}()", n.ty, c.name),
+                _ => format!("{}()", c.name),
+            },
+        }
+    }
+
+    pub(super) fn source_of_call(&self, c: &Call) -> Option<SourceKind> {
+        if !self.cat.may_be_source(&c.name) {
+            return None;
+        }
+        let rows = &self.cat.sources.source;
+        match &c.recv {
+            Some(r) if self.is_type_name(r) => {
+                let t = self.resolve(&r.dotted()?);
+                rows.iter()
+                    .find(|row| {
+                        row.static_methods.iter().any(|m| glob(m, &c.name))
+                            && row.classes.iter().any(|k| self.project.type_is(&t, k))
+                            && args_match(&row.args_any, c)
+                    })
+                    .map(|r| r.kind)
+            }
+            Some(r) => {
+                let t = self.type_of(r);
+                rows.iter()
+                    .find(|row| {
+                        row.instance.iter().any(|m| glob(m, &c.name))
+                            && match &t {
+                                Some(t) if t.is_known() => {
+                                    row.classes.iter().any(|k| self.project.type_is(t, k))
+                                }
+                                _ => row.any_receiver,
+                            }
+                            && args_match(&row.args_any, c)
+                    })
+                    .map(|r| r.kind)
+            }
+            None => {
+                // A static import, unless a method of the enclosing classes shadows it.
+                if !self.project.resolve_call(self.class, c, None).is_empty() {
+                    return None;
+                }
+                let owners = self.project.static_import_class(self.file(), &c.name);
+                rows.iter()
+                    .find(|row| {
+                        row.static_methods.iter().any(|m| glob(m, &c.name))
+                            && owners.iter().any(|o| row.classes.iter().any(|k| k == o))
+                            && args_match(&row.args_any, c)
+                    })
+                    .map(|r| r.kind)
+            }
+        }
+    }
+
+    /// A parameter the framework fills in with a per-attempt value (`@Header(DELIVERY_ATTEMPT)`).
+    pub(super) fn parameter_source(&self, p: &Param) -> Option<SourceKind> {
+        for row in &self.cat.sources.parameter {
+            for a in &p.annotations {
+                let t = self.resolve(&a.name);
+                if !row.annotations.iter().any(|x| self.project.type_is(&t, x)) {
+                    continue;
+                }
+                let value = a
+                    .args
+                    .iter()
+                    .find(|(k, _)| k.is_none() || matches!(k.as_deref(), Some("value" | "name")));
+                if let Some((_, v)) = value {
+                    let text = match v.peel() {
+                        Expr::Str(s, _) => Some(s.clone()),
+                        other => other.dotted(),
+                    };
+                    if text.is_some_and(|t| {
+                        row.values
+                            .iter()
+                            .any(|w| *w == t || w.ends_with(&format!(".{t}")))
+                    }) {
+                        return Some(row.kind);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    pub(super) fn coarse_call(&self, c: &Call) -> bool {
+        let co = &self.cat.sources.coarse;
+        if c.recv.as_ref().is_some_and(|r| !self.is_type_name(r)) && co.instance.contains(&c.name) {
+            return true;
+        }
+        if let Some(r) = &c.recv
+            && self.is_type_name(r)
+            && let Some(d) = r.dotted()
+        {
+            let t = self.resolve(&d);
+            return co
+                .static_methods
+                .iter()
+                .any(|s| s.methods.contains(&c.name) && self.project.type_is(&t, &s.class));
+        }
+        false
+    }
+
+    pub(super) fn strip_kinds(&self, t: Taint) -> Taint {
+        let kinds = &self.cat.sources.coarse.kinds;
+        t.into_iter()
+            .filter(|o| match o {
+                Origin::Fresh(i) => !kinds.contains(&self.out.sources[*i as usize].kind),
+                _ => true,
+            })
+            .collect()
+    }
+
+    pub(super) fn sink_label(&self, c: &Call) -> String {
+        format!("{}(…)", c.name)
+    }
+
+    pub(super) fn is_key_sink_call(&self, c: &Call) -> bool {
+        self.cat.sinks.methods.names.contains(&c.name)
+            || (self.cat.sinks.headers.setters.contains(&c.name)
+                && c.args.len() >= 2
+                && self
+                    .project
+                    .constant(self.class, &c.args[0])
+                    .is_some_and(|h| self.cat.is_idempotency_header(&h)))
+    }
+
+    /// Request options received from the caller (`RequestOptions options` parameter).
+    pub(super) fn is_key_carrier_param(&self, arg: &Expr, t: &Taint) -> bool {
+        t.iter().any(|o| matches!(o, Origin::Param(_)))
+            && self.type_of(arg).is_some_and(|ty| {
+                self.cat
+                    .side_effects
+                    .key_carriers
+                    .iter()
+                    .any(|k| self.project.type_is(&ty, k))
+            })
+    }
+
+    /// A known non-idempotent call (`Charge.create(params)`, `client.refunds().create(…)`).
+    pub(super) fn side_effect_of(&self, c: &Call) -> Option<String> {
+        let r = c.recv.as_ref()?;
+        let text = format!("{}(…)", self.call_label(c).trim_end_matches("()"));
+        for row in &self.cat.side_effects.side_effect {
+            let matches_class =
+                |t: &TypeRef| row.classes.iter().any(|k| self.project.type_is(t, k));
+            let hit = if self.is_type_name(r) {
+                row.static_methods.contains(&c.name)
+                    && r.dotted().is_some_and(|d| matches_class(&self.resolve(&d)))
+            } else if !row.instance.contains(&c.name) {
+                false
+            } else if !row.services.is_empty() {
+                // `client.charges().create(…)`, `client.v1().charges().create(…)`
+                match r.peel() {
+                    Expr::Call(svc) if row.services.contains(&svc.name) => {
+                        let mut root = svc.recv.as_ref();
+                        while let Some(Expr::Call(x)) = root.map(|e| e.peel()) {
+                            root = x.recv.as_ref();
+                        }
+                        root.and_then(|x| self.type_of(x))
+                            .is_some_and(|t| matches_class(&t))
+                    }
+                    _ => false,
+                }
+            } else {
+                self.type_of(r).is_some_and(|t| matches_class(&t))
+            };
+            if hit {
+                return Some(format!("{} `{text}`", row.label));
+            }
+        }
+        None
+    }
+
+    /// A key parameter is shown at the argument that feeds it, in this method.
+    pub(super) fn at_argument(&self, sink: &SinkRef, arg: Option<Span>) -> SinkRef {
+        match arg {
+            Some(span) if sink.at_argument => SinkRef {
+                loc: Loc {
+                    file: self.file(),
+                    span,
+                },
+                label: sink.label.clone(),
+                at_argument: false,
+            },
+            _ => sink.clone(),
+        }
+    }
+}
+
+/// Is one argument written as one of `wanted` (empty: no condition)?
+pub(super) fn args_match(wanted: &[String], c: &Call) -> bool {
+    wanted.is_empty()
+        || c.args.iter().any(|a| {
+            let text = match a.peel() {
+                Expr::Str(s, _) => Some(s.clone()),
+                other => other.dotted(),
+            };
+            text.is_some_and(|t| {
+                wanted
+                    .iter()
+                    .any(|w| *w == t || w.ends_with(&format!(".{t}")))
+            })
+        })
+}
+
+/// Calls that put their arguments into the receiver (`StringBuilder.append`, `List.add`).
+pub(super) fn is_mutator(name: &str) -> bool {
+    name.starts_with("append")
+        || name.starts_with("add")
+        || name.starts_with("put")
+        || name == "insert"
+}
+
+/// The object a fluent chain of mutators works on: `sb` in `sb.append(a).append(b)`.
+pub(super) fn mutated_root(e: &Expr) -> &Expr {
+    let mut cur = e;
+    while let Expr::Call(c) = cur.peel() {
+        match &c.recv {
+            Some(r) if is_mutator(&c.name) => cur = r,
+            _ => break,
+        }
+    }
+    cur
+}

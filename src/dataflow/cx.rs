@@ -1,0 +1,383 @@
+//! The interpreter's state for one method, and the helpers every part of it uses.
+
+use super::place::*;
+use super::*;
+use crate::catalogue::{Catalogue, SourceKind};
+use crate::java::ir::*;
+use crate::semantic::{
+    ClassRef, DeclaredSoFar, Defs, Loc, MethodId, Project, TypeRef, Typer, collect_defs,
+};
+use std::collections::{BTreeSet, HashMap};
+
+/// Analyse one method with the given callee summaries.
+pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodId) -> MethodFlow {
+    let method = project.method(id);
+    let mut defs = Defs::new();
+    if let Some(b) = &method.body {
+        collect_defs(b, &mut defs);
+    }
+    let mut cx = Cx {
+        project,
+        cat,
+        sums,
+        id,
+        class: project.class_of(id),
+        method,
+        env: Env::new(),
+        types: HashMap::new(),
+        read_place: HashMap::new(),
+        first_attempt_vars: BTreeSet::new(),
+        stores: Vec::new(),
+        pending: Vec::new(),
+        persisted: Vec::new(),
+        suppress: 0,
+        lambda_rets: Vec::new(),
+        ret: Taint::new(),
+        out: MethodFlow::default(),
+        steps: 0,
+        defs,
+        cur_scope: 0,
+        decl_scope: HashMap::new(),
+        last_new: None,
+        guarded: false,
+        keep_cond: false,
+    };
+    for (i, p) in method.params.iter().enumerate() {
+        let origin = match cx.parameter_source(p) {
+            Some(kind) => {
+                let label = format!("parameter `{}`", p.name);
+                cx.fresh(kind, p.span, 0, label, None)
+            }
+            None => [Origin::Param(i as u16)].into(),
+        };
+        cx.env.insert(p.name.clone(), origin);
+        cx.types.insert(p.name.clone(), p.ty.clone());
+    }
+    if let Some(body) = &method.body {
+        cx.block(body);
+        cx.finish_fields();
+    }
+    cx.static_param_sinks();
+    if method.is_ctor {
+        cx.constructor_fields();
+    }
+    let ret = std::mem::take(&mut cx.ret);
+    for o in &ret {
+        match o {
+            Origin::Fresh(i) => {
+                let s = &cx.out.sources[*i as usize];
+                let desc = s.via.clone().unwrap_or_else(|| SourceDesc {
+                    kind: s.kind,
+                    label: s.label.clone(),
+                    loc: Loc {
+                        file: id.0,
+                        span: s.span,
+                    },
+                });
+                cx.out.summary.ret_sources.entry(s.kind).or_insert(desc);
+            }
+            Origin::Param(p) => {
+                cx.out.summary.ret_params.insert(*p);
+            }
+            Origin::Field(f) => {
+                cx.out.summary.ret_fields.insert(f.clone());
+            }
+            Origin::Keyed => cx.out.summary.ret_keyed = true,
+            Origin::Lock => cx.out.summary.ret_lock = true,
+        }
+    }
+    cx.out.truncated = cx.steps > MAX_STEPS;
+    cx.out.calls.sort();
+    cx.out.calls.dedup();
+    cx.out.unguarded_calls.sort();
+    cx.out.unguarded_calls.dedup();
+    cx.out
+}
+
+#[derive(Clone)]
+pub(super) struct Store {
+    /// Order of the write among this method's stores.
+    pub(super) seq: usize,
+    pub(super) place: String,
+    pub(super) value: Taint,
+    pub(super) call: Option<Span>,
+}
+
+pub(super) struct Pending {
+    pub(super) owner: String,
+    pub(super) place: String,
+    pub(super) fresh: Taint,
+    pub(super) calls: Vec<Span>,
+}
+
+/// A guard on an `if`: which branch runs when the key is absent (or on the first attempt).
+pub(super) struct Guard {
+    pub(super) places: Vec<String>,
+    pub(super) first_attempt: bool,
+    pub(super) absent_in_then: bool,
+}
+
+pub(super) struct Cx<'p> {
+    pub(super) project: &'p Project,
+    pub(super) cat: &'p Catalogue,
+    pub(super) sums: &'p Summaries,
+    pub(super) id: MethodId,
+    pub(super) class: ClassRef,
+    pub(super) method: &'p Method,
+    pub(super) env: Env,
+    pub(super) types: HashMap<String, String>,
+    /// Local → the durable place its value was read from (`this.key`, `ctx@key`, `order#key`).
+    pub(super) read_place: HashMap<String, String>,
+    pub(super) first_attempt_vars: BTreeSet<String>,
+    /// Values written to durable places, in order: (place, value, the storing call if any).
+    pub(super) stores: Vec<Store>,
+    /// Generate-once values stored on a local entity, stable once the entity is persisted.
+    pub(super) pending: Vec<Pending>,
+    /// Entities persisted so far: (entity local, number of stores made before).
+    pub(super) persisted: Vec<(String, usize)>,
+    /// >0 while evaluating a lambda that runs only when a key is absent.
+    pub(super) suppress: u32,
+    pub(super) lambda_rets: Vec<Taint>,
+    pub(super) ret: Taint,
+    pub(super) out: MethodFlow,
+    /// Work counter: bounds the cost of one method whatever its shape.
+    pub(super) steps: u32,
+    pub(super) defs: Defs<'p>,
+    /// The lambda, anonymous-method or loop scope being interpreted.
+    pub(super) cur_scope: ScopeId,
+    /// Scope each local is declared in, for counters declared outside a region.
+    pub(super) decl_scope: HashMap<String, ScopeId>,
+    /// Inside code that runs only when a cluster-wide lock is held.
+    pub(super) guarded: bool,
+    /// Evaluating an `if` condition: keep what comparisons and negations are made of.
+    pub(super) keep_cond: bool,
+    /// Fields set by the last `new T(…)` evaluated, for the local it initializes.
+    pub(super) last_new: Option<(Span, Vec<(String, Taint)>)>,
+}
+
+/// Steps (statements and expressions interpreted) one method may take: a pathological method is
+/// analysed in part, deterministically, and reported.
+pub const MAX_STEPS: u32 = 200_000;
+
+impl<'p> Cx<'p> {
+    pub(super) fn file(&self) -> u32 {
+        self.id.0
+    }
+
+    pub(super) fn is_local(&self, n: &str) -> bool {
+        self.types.contains_key(n)
+    }
+
+    pub(super) fn is_field(&self, n: &str) -> bool {
+        !self.is_local(n) && self.project.field(self.class, n).is_some()
+    }
+
+    pub(super) fn is_static_field(&self, n: &str) -> bool {
+        self.project
+            .field(self.class, n)
+            .is_some_and(|(_, f)| f.modifiers.is_static)
+    }
+
+    /// The one typer, with the locals declared so far.
+    pub(super) fn with_typer<R>(
+        &self,
+        f: impl FnOnce(&Typer<'_, '_, DeclaredSoFar<'_, '_>>) -> R,
+    ) -> R {
+        let locals = DeclaredSoFar {
+            types: &self.types,
+            defs: &self.defs,
+        };
+        f(&Typer {
+            project: self.project,
+            cat: self.cat,
+            class: self.class,
+            locals: &locals,
+        })
+    }
+
+    /// A name that is neither a local, a parameter nor a field: a type (or package) name.
+    pub(super) fn is_type_name(&self, e: &Expr) -> bool {
+        self.with_typer(|t| t.is_type_name(e))
+    }
+
+    pub(super) fn resolve(&self, written: &str) -> TypeRef {
+        self.with_typer(|t| t.resolve(written))
+    }
+
+    pub(super) fn type_of(&self, e: &Expr) -> Option<TypeRef> {
+        self.with_typer(|t| t.type_of(e))
+    }
+
+    /// The receiver type a call on `recv` is resolved with.
+    pub(super) fn receiver_type(&self, recv: Option<&Expr>) -> Option<Option<TypeRef>> {
+        self.with_typer(|t| t.receiver_type(recv))
+    }
+
+    /// The environment key of an expression that names a place, if it does.
+    pub(super) fn place_of(&self, e: &Expr) -> Option<String> {
+        match e.peel() {
+            Expr::Name(n, _)
+                if self.is_local(n) || self.env.contains_key(n) && !self.is_field(n) =>
+            {
+                Some(n.clone())
+            }
+            Expr::Name(n, _) if self.is_field(n) && !self.is_static_field(n) => {
+                Some(format!("this.{n}"))
+            }
+            Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => Some(format!("this.{n}")),
+            Expr::Call(c) => self.place_of_call(c),
+            _ => None,
+        }
+    }
+
+    pub(super) fn place_of_call(&self, c: &Call) -> Option<String> {
+        let recv = c.recv.as_ref()?;
+        let owner = self.place_of(recv)?;
+        if let Some(p) = property_of(&c.name, "get").or_else(|| property_of(&c.name, "is"))
+            && c.args.is_empty()
+        {
+            return Some(format!("{owner}#{p}"));
+        }
+        // A record accessor: `cmd.orderId()`.
+        if c.args.is_empty() {
+            let p = format!("{owner}#{}", c.name);
+            if self.env.contains_key(&p) {
+                return Some(p);
+            }
+        }
+        for s in &self.cat.guards.store {
+            if s.reads.contains(&c.name) {
+                let key = c
+                    .args
+                    .get(s.key_arg)
+                    .and_then(|k| self.project.constant(self.class, k))?;
+                return Some(format!("{owner}@{key}"));
+            }
+        }
+        None
+    }
+
+    /// Does a value stored at `place` outlive the attempt?
+    pub(super) fn is_durable(&self, place: &str) -> bool {
+        if place.starts_with("this.") || place.contains('@') {
+            return true;
+        }
+        if let Some((owner, _)) = place.split_once('#') {
+            if owner.starts_with("this.") {
+                return true;
+            }
+            // A parameter entity is held by the caller across attempts.
+            return self.method.params.iter().any(|p| p.name == owner);
+        }
+        false
+    }
+
+    pub(super) fn fresh(
+        &mut self,
+        kind: SourceKind,
+        span: Span,
+        scope: ScopeId,
+        label: String,
+        via: Option<SourceDesc>,
+    ) -> Taint {
+        if self.suppress > 0 {
+            return Taint::new();
+        }
+        let i = self.out.sources.len() as u32;
+        self.out.sources.push(SourceSite {
+            kind,
+            span,
+            scope,
+            label,
+            via,
+            counter_decl: None,
+        });
+        [Origin::Fresh(i)].into()
+    }
+
+    pub(super) fn sink(&mut self, t: &Taint, sink: SinkRef, scope: ScopeId, at: Span) {
+        for o in t {
+            match o {
+                Origin::Fresh(i) => self.out.events.push(Event {
+                    source: *i,
+                    sink: sink.clone(),
+                    scope,
+                    at,
+                }),
+                Origin::Param(p) => {
+                    self.out
+                        .summary
+                        .param_sinks
+                        .entry(*p)
+                        .or_insert_with(|| sink.clone());
+                }
+                Origin::Field(f) => {
+                    self.out
+                        .summary
+                        .field_sinks
+                        .entry(f.clone())
+                        .or_insert_with(|| sink.clone());
+                }
+                Origin::Keyed | Origin::Lock => {}
+            }
+        }
+    }
+
+    /// A call graph edge; RL005 follows it only when it is not under a cluster-wide lock.
+    pub(super) fn edge(&mut self, scope: ScopeId, callee: MethodId) {
+        self.out.calls.push((scope, callee));
+        if !self.guarded {
+            self.out.unguarded_calls.push((scope, callee));
+        }
+    }
+
+    /// A key sink or a known side effect executes here (for RL004 and RL005).
+    pub(super) fn effect(&mut self, kind: EffectKind, span: Span, label: String, scope: ScopeId) {
+        self.out.effects.push(Effect {
+            kind,
+            span,
+            label,
+            scope,
+            guarded: self.guarded,
+        });
+    }
+
+    pub(super) fn read_name(&self, n: &str) -> Taint {
+        if let Some(t) = self.env.get(n) {
+            return t.clone();
+        }
+        if self.is_field(n) && !self.is_static_field(n) {
+            return self.read_field(n);
+        }
+        Taint::new()
+    }
+
+    pub(super) fn read_field(&self, n: &str) -> Taint {
+        match self.env.get(&format!("this.{n}")) {
+            Some(t) => t.clone(),
+            None => [Origin::Field(n.to_string())].into(),
+        }
+    }
+
+    pub(super) fn assign_place(
+        &mut self,
+        place: String,
+        t: Taint,
+        replace: bool,
+        call: Option<Span>,
+    ) {
+        if place.starts_with("this.") || place.contains('#') || place.contains('@') {
+            self.stores.push(Store {
+                seq: self.stores.len(),
+                place: place.clone(),
+                value: t.clone(),
+                call,
+            });
+        }
+        if replace {
+            self.env.insert(place, t);
+        } else {
+            union(self.env.entry(place).or_default(), &t);
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! Expression evaluation: the origins of an expression's value.
+
+use super::cx::*;
+use super::place::*;
+use crate::catalogue::SourceKind;
+use crate::java::ir::*;
+
+impl Cx<'_> {
+    pub(super) fn eval(&mut self, e: &Expr) -> Taint {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Taint::new();
+        }
+        match e {
+            Expr::Call(c) => self.eval_call(c),
+            Expr::New(n) => self.eval_new(n),
+            Expr::Name(n, _) => self.read_name(n),
+            Expr::Field(r, n, _) => match &**r {
+                Expr::This(_) => self.read_field(n),
+                _ if self.is_type_name(r) => Taint::new(),
+                _ => {
+                    if let Some(p) = self.place_of(r).map(|p| format!("{p}#{n}"))
+                        && let Some(t) = self.env.get(&p)
+                    {
+                        return t.clone();
+                    }
+                    self.eval(r)
+                }
+            },
+            Expr::This(_) | Expr::Str(..) | Expr::Lit(..) | Expr::Null(_) | Expr::Opaque(_) => {
+                Taint::new()
+            }
+            Expr::Lambda(l) => self.eval_lambda(l, &Taint::new()),
+            Expr::MethodRef(m) => self.eval_method_ref(m),
+            Expr::Assign(a) => {
+                if is_increment(a)
+                    && let Some(place) = self.counter_place(&a.target)
+                {
+                    self.eval(&a.value);
+                    let label = format!("counter `{}`", place.trim_start_matches("this."));
+                    let t = self.counter(&place, a.span, label);
+                    self.assign_place(place, t.clone(), true, None);
+                    return t;
+                }
+                let v = self.eval(&a.value);
+                let replace = a.op == "=";
+                match a.target.peel() {
+                    Expr::Name(n, _)
+                        if self.is_local(n) || self.env.contains_key(n) && !self.is_field(n) =>
+                    {
+                        if replace {
+                            self.note_read(n, Some(&a.value));
+                        }
+                        self.assign_place(n.clone(), v.clone(), replace, None);
+                    }
+                    Expr::Name(n, _) if self.is_field(n) => {
+                        if !self.is_static_field(n) {
+                            self.assign_place(format!("this.{n}"), v.clone(), replace, None);
+                        }
+                    }
+                    Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => {
+                        self.assign_place(format!("this.{n}"), v.clone(), replace, None);
+                    }
+                    Expr::Field(r, n, _) => {
+                        if let Some(p) = self.place_of(r) {
+                            self.assign_place(format!("{p}#{n}"), v.clone(), replace, None);
+                        }
+                    }
+                    other => {
+                        // Array element: the array holds the value.
+                        if let Expr::Op(parts, _) = other
+                            && let Some(p) = parts.first().and_then(|x| self.place_of(x))
+                        {
+                            self.assign_place(p, v.clone(), false, None);
+                        }
+                    }
+                }
+                v
+            }
+            Expr::Ternary(c, a, b, _) => {
+                self.eval(c);
+                let mut t = self.eval(a);
+                union(&mut t, &self.eval(b));
+                t
+            }
+            Expr::Binary(b) => {
+                let l = self.eval(&b.left);
+                let r = self.eval(&b.right);
+                let arithmetic = matches!(
+                    b.op.as_str(),
+                    "+" | "-" | "*" | "/" | "%" | "^" | "|" | "&" | "<<" | ">>" | ">>>"
+                );
+                if arithmetic || self.keep_cond {
+                    let mut t = l;
+                    union(&mut t, &r);
+                    t
+                } else {
+                    // Comparisons and logic yield a boolean: a condition is not a data flow.
+                    Taint::new()
+                }
+            }
+            Expr::Not(x, _) => {
+                let t = self.eval(x);
+                if self.keep_cond { t } else { Taint::new() }
+            }
+            Expr::Cast(_, x, _) => self.eval(x),
+            Expr::Op(xs, _) => {
+                let mut t = Taint::new();
+                for x in xs {
+                    union(&mut t, &self.eval(x));
+                }
+                t
+            }
+            Expr::Switch(s, arms, _) => {
+                self.eval(s);
+                self.lambda_rets.push(Taint::new());
+                self.arms(arms);
+                self.lambda_rets.pop().unwrap_or_default()
+            }
+        }
+    }
+
+    /// Evaluate a lambda where it is created; `seed` is what its parameters receive (the
+    /// receiver's value for `promise.flatMap(v -> …)`, `optional.map(k -> …)`).
+    pub(super) fn eval_lambda(&mut self, l: &Lambda, seed: &Taint) -> Taint {
+        let scope = &self.method.scopes[l.scope as usize];
+        for (n, ty) in &scope.params {
+            self.types.insert(n.clone(), ty.clone().unwrap_or_default());
+            self.env.insert(n.clone(), seed.clone());
+            self.decl_scope.insert(n.clone(), l.scope);
+        }
+        let outer = std::mem::replace(&mut self.cur_scope, l.scope);
+        let t = match &l.body {
+            LambdaBody::Expr(e) => self.eval(e),
+            LambdaBody::Block(b) => {
+                self.lambda_rets.push(Taint::new());
+                self.block(b);
+                self.lambda_rets.pop().unwrap_or_default()
+            }
+        };
+        self.cur_scope = outer;
+        t
+    }
+
+    pub(super) fn eval_anon(&mut self, a: &AnonMethod) -> Taint {
+        let scope = &self.method.scopes[a.scope as usize];
+        for (n, ty) in &scope.params {
+            self.types.insert(n.clone(), ty.clone().unwrap_or_default());
+            self.env.insert(n.clone(), Taint::new());
+            self.decl_scope.insert(n.clone(), a.scope);
+        }
+        let outer = std::mem::replace(&mut self.cur_scope, a.scope);
+        self.lambda_rets.push(Taint::new());
+        self.block(&a.body);
+        let t = self.lambda_rets.pop().unwrap_or_default();
+        self.cur_scope = outer;
+        t
+    }
+
+    /// The variable a counter update changes: a local, a field, or the array an element of
+    /// which is updated.
+    pub(super) fn counter_place(&self, target: &Expr) -> Option<String> {
+        match target.peel() {
+            Expr::Name(n, _) if self.is_local(n) => Some(n.clone()),
+            Expr::Name(n, _) if self.is_field(n) => Some(format!("this.{n}")),
+            Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => Some(format!("this.{n}")),
+            Expr::Op(parts, _) if parts.len() == 2 => self.counter_place(&parts[0]),
+            _ => None,
+        }
+    }
+
+    /// `n++`, `n += k`, `n = n + k`, `counter.incrementAndGet()` on a place declared outside
+    /// the current scope: a value that differs on every attempt of a region that runs the
+    /// increment but not the declaration.
+    pub(super) fn counter(&mut self, place: &str, span: Span, label: String) -> Taint {
+        let decl = if place.starts_with("this.") {
+            None
+        } else {
+            Some(self.decl_scope.get(place).copied().unwrap_or(0))
+        };
+        if decl == Some(self.cur_scope) {
+            return Taint::new();
+        }
+        let t = self.fresh(SourceKind::Attempt, span, self.cur_scope, label, None);
+        if let Some(Origin::Fresh(i)) = t.iter().next() {
+            self.out.sources[*i as usize].counter_decl = Some(decl);
+        }
+        t
+    }
+}
+
+/// `n++`, `n--`, `n += k`, `n -= k`, `n = n + k`.
+fn is_increment(a: &Assign) -> bool {
+    match a.op.as_str() {
+        "++" | "--" | "+=" | "-=" => true,
+        "=" => matches!(a.value.peel(), Expr::Binary(b)
+            if matches!(b.op.as_str(), "+" | "-")
+                && matches!((b.left.peel(), a.target.peel()), (Expr::Name(x, _), Expr::Name(y, _)) if x == y)),
+        _ => false,
+    }
+}

@@ -1,0 +1,230 @@
+//! Generate-once guards: a value generated only when the key is absent, and stored where the guard reads, is stable.
+
+use super::cx::*;
+use super::place::*;
+use crate::java::ir::*;
+use std::collections::HashMap;
+
+impl Cx<'_> {
+    /// Remember where a local's value was read from, for generate-once guards.
+    pub(super) fn note_read(&mut self, name: &str, init: Option<&Expr>) {
+        self.read_place.remove(name);
+        self.first_attempt_vars.remove(name);
+        let Some(e) = init else { return };
+        if let Some(p) = self.place_of(e)
+            && self.is_durable(&p)
+        {
+            self.read_place.insert(name.to_string(), p);
+        }
+        if let Expr::Call(c) = e.peel()
+            && self.cat.guards.first_attempt.contains(&c.name)
+        {
+            self.first_attempt_vars.insert(name.to_string());
+        }
+    }
+
+    pub(super) fn guard_of(&self, cond: &Expr) -> Option<Guard> {
+        match cond.peel() {
+            Expr::Binary(b) if b.op == "||" || b.op == "&&" => {
+                let l = self.guard_of(&b.left);
+                let r = self.guard_of(&b.right);
+                match (l, r) {
+                    (Some(mut l), Some(r)) if l.absent_in_then == r.absent_in_then => {
+                        l.places.extend(r.places);
+                        l.first_attempt |= r.first_attempt;
+                        Some(l)
+                    }
+                    (Some(g), None) | (None, Some(g)) if b.op == "&&" && g.absent_in_then => {
+                        Some(g)
+                    }
+                    (Some(g), None) | (None, Some(g)) if b.op == "||" && !g.absent_in_then => {
+                        Some(g)
+                    }
+                    _ => None,
+                }
+            }
+            Expr::Binary(b) if matches!(b.op.as_str(), "==" | "!=" | ">" | ">=" | "<=") => {
+                let (x, other) = match (&b.left, &b.right) {
+                    (x, o) if matches!(o.peel(), Expr::Null(_) | Expr::Lit(..)) => (x, o),
+                    (o, x) if matches!(o.peel(), Expr::Null(_) | Expr::Lit(..)) => (x, o),
+                    _ => return None,
+                };
+                if matches!(other.peel(), Expr::Null(_)) {
+                    return Some(Guard {
+                        places: self.place_of(x).into_iter().collect(),
+                        first_attempt: false,
+                        absent_in_then: b.op == "==",
+                    });
+                }
+                let is_counter = match x.peel() {
+                    Expr::Call(c) => self.cat.guards.first_attempt.contains(&c.name),
+                    Expr::Name(n, _) => self.first_attempt_vars.contains(n),
+                    _ => false,
+                };
+                let zero = matches!(other.peel(), Expr::Lit(t, _) if t == "0");
+                let one = matches!(other.peel(), Expr::Lit(t, _) if t == "1");
+                if !is_counter {
+                    return None;
+                }
+                let first_in_then = match b.op.as_str() {
+                    "==" if zero => true,
+                    "!=" | ">" if zero => false,
+                    ">=" if one => false,
+                    "<=" if zero => true,
+                    _ => return None,
+                };
+                Some(Guard {
+                    places: Vec::new(),
+                    first_attempt: true,
+                    absent_in_then: first_in_then,
+                })
+            }
+            Expr::Not(inner, _) => self.guard_of(inner).map(|mut g| {
+                g.absent_in_then = !g.absent_in_then;
+                g
+            }),
+            Expr::Call(c) => {
+                let absent = self.cat.guards.absence_methods.contains(&c.name);
+                let present = self.cat.guards.presence_methods.contains(&c.name);
+                if !absent && !present {
+                    return None;
+                }
+                // `x.isEmpty()` or `StringUtils.isEmpty(x)`
+                let target = match (&c.recv, c.args.first()) {
+                    (Some(r), Some(a)) if self.is_type_name(r) => a,
+                    (Some(r), _) => r,
+                    (None, Some(a)) => a,
+                    _ => return None,
+                };
+                Some(Guard {
+                    places: self.place_of(target).into_iter().collect(),
+                    first_attempt: false,
+                    absent_in_then: absent,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Values generated on the absent branch and stored where the guard reads are stable; so is
+    /// the storing call itself when it is a key sink (`entity.setIdempotencyKey(UUID…)`).
+    pub(super) fn generate_once(
+        &mut self,
+        g: &Guard,
+        before: &Env,
+        read_before: &HashMap<String, String>,
+        absent: &mut Env,
+        stores: &[Store],
+    ) {
+        let mut changed: Vec<String> = absent
+            .iter()
+            .filter(|(k, v)| before.get(*k) != Some(*v))
+            .map(|(k, _)| k.clone())
+            .collect();
+        changed.sort();
+        for k in changed {
+            let v = absent[&k].clone();
+            let read = read_before.get(&k).cloned();
+            let relevant = g.first_attempt
+                || g.places.contains(&k)
+                || read.as_ref().is_some_and(|r| g.places.contains(r));
+            if !relevant {
+                continue;
+            }
+            let fresh: Taint = v
+                .iter()
+                .filter(|o| matches!(o, Origin::Fresh(_)))
+                .cloned()
+                .collect();
+            let matching: Vec<&Store> = stores
+                .iter()
+                .filter(|st| {
+                    let same_place = st.place == k
+                        || read.as_deref() == Some(st.place.as_str())
+                        || (g.first_attempt && st.place.contains('@'));
+                    same_place && fresh.is_subset(&st.value)
+                })
+                .collect();
+            if matching.is_empty() {
+                continue;
+            }
+            let calls: Vec<Span> = matching.iter().filter_map(|st| st.call).collect();
+            let stored_durably = self.is_durable(&k)
+                || read.as_ref().is_some_and(|r| self.is_durable(r))
+                || (g.first_attempt && matching.iter().any(|st| self.is_durable(&st.place)));
+            if stored_durably {
+                absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
+                self.drop_store_events(&fresh, &calls);
+            } else if let Some((owner, _)) = k.split_once('#') {
+                // An entity of this attempt: stable only once persisted.
+                let first_store = matching.iter().map(|st| st.seq).min().unwrap_or(0);
+                if self
+                    .persisted
+                    .iter()
+                    .any(|(o, n)| o == owner && *n > first_store)
+                {
+                    absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
+                    self.drop_store_events(&fresh, &calls);
+                    continue;
+                }
+                self.pending.push(Pending {
+                    owner: owner.to_string(),
+                    place: k.clone(),
+                    fresh,
+                    calls,
+                });
+            }
+        }
+    }
+
+    pub(super) fn drop_store_events(&mut self, fresh: &Taint, calls: &[Span]) {
+        self.out
+            .events
+            .retain(|e| !(calls.contains(&e.at) && fresh.contains(&Origin::Fresh(e.source))));
+    }
+
+    /// `Optional.ofNullable(place).orElseGet(…)`: the place whose absence the supplier fills.
+    pub(super) fn fallback_place(&self, c: &Call) -> Option<String> {
+        if !self.cat.guards.absent_fallbacks.contains(&c.name) {
+            return None;
+        }
+        let Expr::Call(of) = c.recv.as_ref()?.peel() else {
+            return None;
+        };
+        self.place_of(of.args.first()?)
+    }
+
+    /// A fallback supplier that stores its fresh value back into the place it stands in for,
+    /// durably, is a generate-once guard: its value is stable.
+    pub(super) fn eval_fallback(&mut self, l: &Lambda, place: &str) -> Taint {
+        let mark = self.stores.len();
+        let persisted = self.persisted.len();
+        let t = self.eval_lambda(l, &Taint::new());
+        let fresh: Taint = t
+            .iter()
+            .filter(|o| matches!(o, Origin::Fresh(_)))
+            .cloned()
+            .collect();
+        let stored: Vec<Store> = self.stores[mark..]
+            .iter()
+            .filter(|st| st.place == place && !fresh.is_empty() && fresh.is_subset(&st.value))
+            .cloned()
+            .collect();
+        let Some(first) = stored.iter().map(|st| st.seq).min() else {
+            return t;
+        };
+        let owner = place.split_once('#').map(|(o, _)| o.to_string());
+        let durable = self.is_durable(place)
+            || owner.is_some_and(|o| {
+                self.persisted[persisted..]
+                    .iter()
+                    .any(|(p, n)| *p == o && *n > first)
+            });
+        if !durable {
+            return t;
+        }
+        let calls: Vec<Span> = stored.iter().filter_map(|st| st.call).collect();
+        self.drop_store_events(&fresh, &calls);
+        t.into_iter().filter(|o| !fresh.contains(o)).collect()
+    }
+}

@@ -1,0 +1,172 @@
+//! The statement interpreter: blocks, branches, loops, `try`.
+
+use super::cx::*;
+use super::place::*;
+use crate::java::ir::*;
+
+/// Passes over a loop body before its environment is taken as stable.
+const MAX_LOOP_PASSES: usize = 3;
+
+impl Cx<'_> {
+    pub(super) fn block(&mut self, b: &Block) {
+        // A lock taken by `if (!locked) return;` guards the rest of this block only.
+        let guarded = self.guarded;
+        for s in b {
+            self.stmt(s);
+        }
+        self.guarded = guarded;
+    }
+
+    pub(super) fn stmt(&mut self, s: &Stmt) {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return;
+        }
+        match s {
+            Stmt::Local { ty, name, init, .. } => {
+                self.types.insert(name.clone(), ty.clone());
+                self.decl_scope.insert(name.clone(), self.cur_scope);
+                let t = init.as_ref().map(|e| self.eval(e)).unwrap_or_default();
+                self.note_read(name, init.as_ref());
+                self.env.insert(name.clone(), t);
+                self.object_fields(name, init.as_ref());
+            }
+            Stmt::Expr(e) => {
+                self.eval(e);
+            }
+            Stmt::If { cond, then, els } => self.stmt_if(cond, then, els.as_ref()),
+            Stmt::Loop {
+                head,
+                cond,
+                update,
+                body,
+                each,
+                scope,
+                ..
+            } => {
+                self.block(head);
+                let outer_scope = std::mem::replace(&mut self.cur_scope, *scope);
+                let outer_guard = self.guarded;
+                if let Some((ty, name, coll)) = each {
+                    let t = self.eval(coll);
+                    // Rows this instance claimed (`for (id : repo.claimDue())`) are its own work.
+                    if t.contains(&Origin::Lock) {
+                        self.guarded = true;
+                    }
+                    self.types.insert(name.clone(), ty.clone());
+                    self.env.insert(name.clone(), t);
+                }
+                for _ in 0..MAX_LOOP_PASSES {
+                    let before = self.env.clone();
+                    if let Some(c) = cond {
+                        self.eval(c);
+                    }
+                    self.block(body);
+                    for u in update {
+                        self.eval(u);
+                    }
+                    self.env = join(&before, &self.env);
+                    if self.env == before {
+                        break;
+                    }
+                }
+                self.cur_scope = outer_scope;
+                self.guarded = outer_guard;
+            }
+            Stmt::Try {
+                resources,
+                body,
+                catches,
+                finally,
+            } => {
+                self.block(resources);
+                let before = self.env.clone();
+                self.block(body);
+                let mut acc = self.env.clone();
+                let at_catch = join(&before, &acc);
+                for (_, c) in catches {
+                    self.env = at_catch.clone();
+                    self.block(c);
+                    acc = join(&acc, &self.env);
+                }
+                self.env = acc;
+                if let Some(f) = finally {
+                    self.block(f);
+                }
+            }
+            Stmt::Return(e, _) => {
+                if let Some(e) = e {
+                    let t = self.eval(e);
+                    match self.lambda_rets.last_mut() {
+                        Some(r) => union(r, &t),
+                        None => {
+                            union(&mut self.ret, &t);
+                            self.note_exit_fields();
+                        }
+                    }
+                } else if self.lambda_rets.is_empty() {
+                    self.note_exit_fields();
+                }
+            }
+            Stmt::Throw(e) => {
+                self.eval(e);
+            }
+            Stmt::Block(b) => self.block(b),
+
+            Stmt::Jump | Stmt::Break | Stmt::Continue => {}
+        }
+    }
+
+    pub(super) fn arms(&mut self, arms: &[Block]) {
+        let before = self.env.clone();
+        let mut acc = before.clone();
+        for a in arms {
+            self.env = before.clone();
+            self.block(a);
+            acc = join(&acc, &self.env);
+        }
+        self.env = acc;
+    }
+
+    pub(super) fn stmt_if(&mut self, cond: &Expr, then: &Block, els: Option<&Block>) {
+        // The condition's own value is not data flow, but it tells whether a lock decides.
+        self.keep_cond = true;
+        let cond_t = self.eval(cond);
+        self.keep_cond = false;
+        let lock = cond_t.contains(&Origin::Lock);
+        let bails_out = matches!(
+            then.last(),
+            Some(Stmt::Return(..) | Stmt::Throw(_) | Stmt::Continue)
+        );
+        let guard = self.guard_of(cond);
+        let before = self.env.clone();
+        let read_before = self.read_place.clone();
+        let mark = self.stores.len();
+        let outer_guard = self.guarded;
+        if lock && !(bails_out && els.is_none()) {
+            self.guarded = true;
+        }
+        self.block(then);
+        self.guarded = outer_guard;
+        let env_then = std::mem::replace(&mut self.env, before.clone());
+        let then_stores: Vec<Store> = self.stores[mark..].to_vec();
+        let mark2 = self.stores.len();
+        if let Some(e) = els {
+            self.block(e);
+        }
+        let env_else = std::mem::take(&mut self.env);
+        let else_stores: Vec<Store> = self.stores[mark2..].to_vec();
+        let (mut absent, other, stores) = match &guard {
+            Some(g) if !g.absent_in_then => (env_else, env_then, else_stores),
+            _ => (env_then, env_else, then_stores),
+        };
+        if let Some(g) = &guard {
+            self.generate_once(g, &before, &read_before, &mut absent, &stores);
+        }
+        self.env = join(&absent, &other);
+        if lock && bails_out && els.is_none() {
+            // `if (!acquired) return;`: what follows runs only with the lock.
+            self.guarded = true;
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Data flow inside one method, and the method summaries that carry it across methods.
+//!
+//! A method is interpreted once over its statements with an environment from places (locals,
+//! `this` fields, entity properties, stored attributes) to the origins of their values. A
+//! per-attempt source creates a `Fresh` origin at the place it is evaluated; parameters and
+//! `this` fields start as symbolic origins so that a summary can say "parameter 2 reaches a key
+//! sink" or "the return value is per-attempt". Summaries are iterated to a fixpoint over the
+//! whole project; the final pass records every source-to-sink event with the lambda scopes
+//! of both ends, which the region check then reads. Regions themselves are found elsewhere
+//! (`crate::regions`): the interpreter does not know them.
+
+mod calls;
+mod cx;
+mod expr;
+mod guards;
+mod interp;
+mod locks;
+mod method_refs;
+mod objects;
+mod place;
+mod summaries;
+
+pub use cx::{MAX_STEPS, analyze};
+pub use summaries::summarize;
+
+use crate::catalogue::SourceKind;
+use crate::java::ir::*;
+pub use crate::semantic::Loc;
+use crate::semantic::MethodId;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SinkRef {
+    pub loc: Loc,
+    pub label: String,
+    /// A key parameter by its name or header annotation: reported at the argument of each call.
+    pub at_argument: bool,
+}
+
+/// A per-attempt value as a summary remembers it: what it is and where it is evaluated.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SourceDesc {
+    pub kind: SourceKind,
+    pub label: String,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub ret_sources: BTreeMap<SourceKind, SourceDesc>,
+    pub ret_params: BTreeSet<u16>,
+    pub ret_fields: BTreeSet<String>,
+    pub param_sinks: BTreeMap<u16, SinkRef>,
+    pub field_sinks: BTreeMap<String, SinkRef>,
+    pub field_sources: BTreeMap<String, SourceDesc>,
+    /// Constructors: the parameters each field is set from.
+    pub field_params: BTreeMap<String, BTreeSet<u16>>,
+    /// The return value carries an idempotency key (a built request options object).
+    pub ret_keyed: bool,
+    /// The return value says whether a cluster-wide lock is held.
+    pub ret_lock: bool,
+}
+
+/// A per-attempt value evaluated in this method.
+#[derive(Clone, Debug)]
+pub struct SourceSite {
+    pub kind: SourceKind,
+    /// The primary location: the source call itself, or the call that returns the value.
+    pub span: Span,
+    pub scope: ScopeId,
+    pub label: String,
+    /// For a value returned by a callee: the source inside it.
+    pub via: Option<SourceDesc>,
+    /// For a counter: where it is declared. `Some(None)`: a field, outside every region;
+    /// `Some(Some(s))`: a local of scope `s`. A counter is per-attempt only for a region
+    /// that increments it without declaring it.
+    pub counter_decl: Option<Option<ScopeId>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub source: u32,
+    pub sink: SinkRef,
+    pub scope: ScopeId,
+    /// The call or `new` in this method through which the sink is reached.
+    pub at: Span,
+}
+
+#[derive(Default)]
+pub struct MethodFlow {
+    pub summary: Summary,
+    pub sources: Vec<SourceSite>,
+    pub events: Vec<Event>,
+    /// Call graph edges: the scope of the call and the project method it may run.
+    pub calls: Vec<(ScopeId, MethodId)>,
+    /// The method was too large for the analysis budget and was analysed only in part.
+    pub truncated: bool,
+    /// Key sinks and known side effects executed here.
+    pub effects: Vec<Effect>,
+    /// Calls not under a cluster-wide lock (RL005 follows only these).
+    pub unguarded_calls: Vec<(ScopeId, MethodId)>,
+    /// Methods called on `this`: a proxy-based lock annotation on them does not apply.
+    pub self_calls: Vec<MethodId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EffectKind {
+    KeySink,
+    /// A known non-idempotent call; `keyed` when it carries an idempotency key.
+    SideEffect {
+        keyed: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Effect {
+    pub kind: EffectKind,
+    pub span: Span,
+    pub label: String,
+    pub scope: ScopeId,
+    /// Under a cluster-wide lock taken in this method.
+    pub guarded: bool,
+}
+
+/// Summaries of every method of every file, by file then method index.
+pub type Summaries = Vec<Vec<Summary>>;

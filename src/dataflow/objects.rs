@@ -1,0 +1,248 @@
+//! Objects: constructors, the fields they set, and what a method leaves in `this` fields.
+
+use super::cx::*;
+use super::place::*;
+use super::*;
+use crate::java::ir::*;
+use crate::semantic::{Loc, TypeRef};
+use std::collections::BTreeSet;
+
+impl Cx<'_> {
+    pub(super) fn eval_new(&mut self, n: &New) -> Taint {
+        let mut args = Vec::with_capacity(n.args.len());
+        for a in &n.args {
+            args.push(self.eval(a));
+        }
+        let mut t = Taint::new();
+        for a in &args {
+            union(&mut t, a);
+        }
+        for a in &n.anon {
+            let r = self.eval_anon(a);
+            union(&mut t, &r);
+        }
+        let ty = self.resolve(&n.ty);
+        let here = Loc {
+            file: self.file(),
+            span: n.span,
+        };
+        for row in &self.cat.sources.source {
+            if row.constructor
+                && n.args.is_empty()
+                && row.classes.iter().any(|k| self.project.type_is(&ty, k))
+            {
+                let label = format!("new {}()", n.ty);
+                return self.fresh(row.kind, n.span, n.scope, label, None);
+            }
+        }
+        for row in &self.cat.sinks.constructor {
+            if row.classes.iter().any(|k| self.project.type_is(&ty, k))
+                && let Some(a) = args.get(row.arg)
+            {
+                let a = a.clone();
+                let label = format!("argument {} of `new {}(…)`", row.arg + 1, n.ty);
+                self.effect(EffectKind::KeySink, n.span, label, n.scope);
+                t.insert(Origin::Keyed);
+                self.sink(
+                    &a,
+                    SinkRef {
+                        loc: here.clone(),
+                        label: format!("argument {} of `new {}(…)`", row.arg + 1, n.ty),
+                        at_argument: false,
+                    },
+                    n.scope,
+                    n.span,
+                );
+            }
+        }
+        if let TypeRef::Project(k) = ty {
+            let mut targets = self.project.constructors(k, n.args.len());
+            if let Some(init) = self.project.class(k).initializer {
+                targets.push((k.0, init as u32));
+            }
+            for m in targets {
+                self.edge(n.scope, m);
+                let s = &self.sums[m.0 as usize][m.1 as usize];
+                let mut hits = Vec::new();
+                for (p, sink) in &s.param_sinks {
+                    if let Some(a) = args.get(*p as usize) {
+                        hits.push((
+                            a.clone(),
+                            self.at_argument(sink, n.args.get(*p as usize).map(|a| a.span())),
+                        ));
+                    }
+                }
+                let fs: Vec<SourceDesc> = s.field_sources.values().cloned().collect();
+                let fields: Vec<(String, Taint)> = s
+                    .field_params
+                    .iter()
+                    .map(|(f, ps)| {
+                        let mut t = Taint::new();
+                        for p in ps {
+                            if let Some(a) = args.get(*p as usize) {
+                                union(&mut t, a);
+                            }
+                        }
+                        (f.clone(), t)
+                    })
+                    .collect();
+                if !fields.is_empty() {
+                    self.last_new = Some((n.span, fields));
+                }
+                for (a, sink) in hits {
+                    self.sink(&a, sink, n.scope, n.span);
+                }
+                for d in fs {
+                    let label = format!("new {}() (whose fields hold {})", n.ty, d.label);
+                    let f = self.fresh(d.kind, n.span, n.scope, label, Some(d));
+                    union(&mut t, &f);
+                }
+            }
+        }
+        t
+    }
+
+    /// After `x = new T(…)`: what each field of `x` holds, from T's constructor summary, so that
+    /// `x.getOrderId()` carries only the argument stored in `orderId`.
+    pub(super) fn object_fields(&mut self, local: &str, init: Option<&Expr>) {
+        let Some((span, fields)) = self.last_new.take() else {
+            return;
+        };
+        if !matches!(init.map(|e| e.peel()), Some(Expr::New(n)) if n.span == span) {
+            return;
+        }
+        for (f, t) in fields {
+            self.env.insert(format!("{local}#{f}"), t);
+        }
+    }
+
+    /// A constructor's summary: which parameters each field is set from (records: each
+    /// component from its own parameter).
+    pub(super) fn constructor_fields(&mut self) {
+        let m = self.method;
+        if m.body.is_none() {
+            for (i, p) in m.params.iter().enumerate() {
+                self.out
+                    .summary
+                    .field_params
+                    .entry(p.name.clone())
+                    .or_default()
+                    .insert(i as u16);
+            }
+            return;
+        }
+        let mut found: Vec<(String, BTreeSet<u16>)> = Vec::new();
+        for (k, v) in &self.env {
+            if let Some(f) = k.strip_prefix("this.")
+                && !f.contains('#')
+                && !f.contains('@')
+                && !v.is_empty()
+                && v.iter().all(|o| matches!(o, Origin::Param(_)))
+            {
+                let ps = v
+                    .iter()
+                    .filter_map(|o| match o {
+                        Origin::Param(p) => Some(*p),
+                        _ => None,
+                    })
+                    .collect();
+                found.push((f.to_string(), ps));
+            }
+        }
+        found.sort();
+        self.out.summary.field_params.extend(found);
+    }
+
+    /// At a normal exit, `this` fields holding per-attempt values are part of the summary.
+    pub(super) fn note_exit_fields(&mut self) {
+        let mut found = Vec::new();
+        for (k, v) in &self.env {
+            if let Some(f) = k.strip_prefix("this.")
+                && !f.contains('#')
+                && !f.contains('@')
+            {
+                for o in v {
+                    if let Origin::Fresh(i) = o {
+                        found.push((f.to_string(), *i));
+                    }
+                }
+            }
+        }
+        found.sort();
+        for (f, i) in found {
+            let s = &self.out.sources[i as usize];
+            let desc = s.via.clone().unwrap_or_else(|| SourceDesc {
+                kind: s.kind,
+                label: s.label.clone(),
+                loc: Loc {
+                    file: self.id.0,
+                    span: s.span,
+                },
+            });
+            self.out.summary.field_sources.entry(f).or_insert(desc);
+        }
+    }
+
+    pub(super) fn finish_fields(&mut self) {
+        self.note_exit_fields();
+    }
+
+    /// Key-named parameters and header-annotated parameters of client interfaces are sinks
+    /// whatever the body does.
+    pub(super) fn static_param_sinks(&mut self) {
+        let m = self.method;
+        for (i, p) in m.params.iter().enumerate() {
+            let i = i as u16;
+            if self.out.summary.param_sinks.contains_key(&i) {
+                continue;
+            }
+            let loc = Loc {
+                file: self.id.0,
+                span: m.name_span,
+            };
+            if self.cat.is_key_param(&p.name) {
+                self.out.summary.param_sinks.insert(
+                    i,
+                    SinkRef {
+                        loc: loc.clone(),
+                        label: format!("parameter `{}` of `{}`", p.name, m.name),
+                        at_argument: true,
+                    },
+                );
+                continue;
+            }
+            if m.modifiers.is_abstract {
+                for a in &p.annotations {
+                    let t = self.resolve(&a.name);
+                    if !self
+                        .cat
+                        .sinks
+                        .headers
+                        .annotations
+                        .iter()
+                        .any(|h| self.project.type_is(&t, h))
+                    {
+                        continue;
+                    }
+                    let header = a
+                        .args
+                        .iter()
+                        .find(|(k, _)| {
+                            k.is_none() || matches!(k.as_deref(), Some("value" | "name"))
+                        })
+                        .and_then(|(_, v)| self.project.constant(self.class, v));
+                    if header.is_some_and(|h| self.cat.is_idempotency_header(&h)) {
+                        self.out.summary.param_sinks.insert(
+                            i,
+                            SinkRef {
+                                loc: loc.clone(),
+                                label: format!("header parameter `{}` of `{}`", p.name, m.name),
+                                at_argument: true,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

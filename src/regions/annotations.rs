@@ -1,0 +1,80 @@
+//! Regions made by annotations on methods and classes.
+
+use super::{Part, Region};
+use crate::catalogue::Catalogue;
+use crate::java::ir::Annotation;
+use crate::semantic::{Loc, MethodId, Project};
+
+/// Regions made by annotations on methods and classes.
+/// Only methods for which `wanted` holds are looked at.
+pub fn annotation_regions(
+    project: &Project,
+    cat: &Catalogue,
+    wanted: &dyn Fn(&MethodId) -> bool,
+) -> Vec<Region> {
+    let mut out = Vec::new();
+    for id in project.all_methods().filter(|m| wanted(m)) {
+        let m = project.method(id);
+        if m.is_ctor || m.body.is_none() || m.name.starts_with('<') {
+            continue;
+        }
+        let class = project.class_of(id);
+        let matches_in = |at: crate::semantic::ClassRef, a: &Annotation| {
+            let t = project.resolve_type(at.0, Some(at.1 as usize), &a.name);
+            cat.regions
+                .annotation
+                .iter()
+                .find(|r| r.annotations.iter().any(|x| project.type_is(&t, x)))
+        };
+        let matches = |a: &Annotation| matches_in(class, a);
+        let mut hit = None;
+        for a in &m.annotations {
+            if let Some(r) = matches(a) {
+                hit = Some((r, a.span));
+                break;
+            }
+        }
+        // Declared on the method of an implemented interface or overridden class.
+        if hit.is_none() {
+            'sup: for sup in project.supertypes_of(class) {
+                for sm in project.methods_of(*sup) {
+                    let smm = project.method(*sm);
+                    if smm.name != m.name || smm.params.len() != m.params.len() {
+                        continue;
+                    }
+                    for a in &smm.annotations {
+                        if let Some(r) = matches_in(*sup, a) {
+                            hit = Some((r, m.name_span));
+                            break 'sup;
+                        }
+                    }
+                }
+            }
+        }
+        if hit.is_none() && m.modifiers.is_public {
+            for a in &project.class(class).annotations {
+                if let Some(r) = matches(a).filter(|r| r.class_level) {
+                    // A recovery method of a retried class runs once, after the attempts.
+                    let exempt = m.annotations.iter().any(|ma| {
+                        let t = project.resolve_type(id.0, Some(class.1 as usize), &ma.name);
+                        r.class_level_except.iter().any(|x| project.type_is(&t, x))
+                    });
+                    if !exempt {
+                        hit = Some((r, a.span));
+                    }
+                    break;
+                }
+            }
+        }
+        if let Some((r, span)) = hit {
+            out.push(Region {
+                label: r.label.clone(),
+                owner: m.name.clone(),
+                loc: Loc { file: id.0, span },
+                scheduler: r.scheduler,
+                parts: vec![Part::Whole(id)],
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,146 @@
+//! Regions of framework types implemented in the project.
+
+use super::pipelines::collect_returns;
+use super::{Part, Region};
+use crate::catalogue::Catalogue;
+use crate::java::ir::{Expr, ScopeId};
+use crate::semantic::{Loc, MethodId, Project, TypeRef, collect_defs};
+use std::collections::HashMap;
+
+/// The framework types a project class implements or extends, resolved, transitively.
+fn implemented_types(
+    project: &Project,
+    c: crate::semantic::ClassRef,
+) -> Vec<(TypeRef, crate::semantic::ClassRef)> {
+    let mut out = Vec::new();
+    for k in std::iter::once(c).chain(project.supertypes_of(c).iter().copied()) {
+        for s in &project.class(k).supertypes {
+            out.push((project.resolve_type(k.0, Some(k.1 as usize), s), k));
+        }
+    }
+    out
+}
+
+/// Regions of framework types implemented in the project: methods of implementing classes,
+/// and lambdas whose declared type is the framework type.
+/// Only classes with a method for which `wanted` holds, and only such methods, are looked at.
+pub fn implementation_regions(
+    project: &Project,
+    cat: &Catalogue,
+    wanted: &dyn Fn(&MethodId) -> bool,
+) -> Vec<Region> {
+    let mut out = Vec::new();
+    for row in &cat.regions.implementation {
+        let is_row_type = |t: &TypeRef| row.supertypes.iter().any(|x| project.type_is(t, x));
+        for fi in 0..project.files.len() {
+            let facts = &project.files[fi].facts;
+            for ci in 0..facts.classes.len() {
+                let c = (fi as u32, ci as u32);
+                if !project.methods_of(c).iter().any(wanted) {
+                    continue;
+                }
+                // Methods the framework calls again, by name.
+                let mut names: Vec<String> = Vec::new();
+                for (t, _) in implemented_types(project, c) {
+                    if is_row_type(&t) {
+                        names.extend(row.methods.iter().cloned());
+                    }
+                    if let TypeRef::Project(k) = t {
+                        let kc = project.class(k);
+                        let annotated = kc.annotations.iter().any(|a| {
+                            let at = project.resolve_type(k.0, Some(k.1 as usize), &a.name);
+                            row.supertype_annotations
+                                .iter()
+                                .any(|x| project.type_is(&at, x))
+                        });
+                        if annotated {
+                            if row.methods.iter().any(|m| m == "*") {
+                                names.extend(
+                                    project
+                                        .methods_of(k)
+                                        .iter()
+                                        .map(|m| project.method(*m).name.clone()),
+                                );
+                            } else {
+                                names.extend(row.methods.iter().cloned());
+                            }
+                        }
+                    }
+                }
+                if names.is_empty() {
+                    continue;
+                }
+                for m in project.methods_of(c) {
+                    let mm = project.method(*m);
+                    if mm.body.is_some() && !mm.is_ctor && names.contains(&mm.name) {
+                        out.push(Region {
+                            label: row.label.clone(),
+                            owner: mm.name.clone(),
+                            loc: Loc {
+                                file: m.0,
+                                span: mm.name_span,
+                            },
+                            scheduler: row.scheduler,
+                            parts: vec![Part::Whole(*m)],
+                        });
+                    }
+                }
+            }
+        }
+        if row.supertypes.is_empty() {
+            continue;
+        }
+        // Lambdas typed as the framework type: returned, held in a local, or in a field.
+        for id in project.all_methods().filter(|m| wanted(m)) {
+            let m = project.method(id);
+            let class = project.class_of(id);
+            let resolve = |ty: &str| project.resolve_type(id.0, Some(class.1 as usize), ty);
+            let mut scopes = Vec::new();
+            if let Some(body) = &m.body {
+                if !m.ret.is_empty() && is_row_type(&resolve(&m.ret)) {
+                    let mut rets = Vec::new();
+                    collect_returns(body, &mut rets);
+                    scopes.extend(rets.iter().filter_map(|e| lambda_scope(e)));
+                }
+                let mut defs = HashMap::new();
+                collect_defs(body, &mut defs);
+                let mut locals: Vec<_> = defs.values().collect();
+                locals.sort_by_key(|(_, e)| e.span());
+                for (ty, init) in locals {
+                    if !ty.is_empty() && is_row_type(&resolve(ty)) {
+                        scopes.extend(lambda_scope(init));
+                    }
+                }
+            }
+            if m.name == "<init>" {
+                for f in &project.class(class).fields {
+                    if let Some(init) = &f.init
+                        && is_row_type(&resolve(&f.ty))
+                    {
+                        scopes.extend(lambda_scope(init));
+                    }
+                }
+            }
+            if !scopes.is_empty() {
+                out.push(Region {
+                    label: row.label.clone(),
+                    owner: m.name.clone(),
+                    loc: Loc {
+                        file: id.0,
+                        span: m.name_span,
+                    },
+                    scheduler: row.scheduler,
+                    parts: vec![Part::Scopes(id, scopes)],
+                });
+            }
+        }
+    }
+    out
+}
+
+fn lambda_scope(e: &Expr) -> Option<ScopeId> {
+    match e.peel() {
+        Expr::Lambda(l) => Some(l.scope),
+        _ => None,
+    }
+}

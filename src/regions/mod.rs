@@ -1,0 +1,128 @@
+//! Re-execution regions: which code a framework may run more than once, and which methods are
+//! reached from it.
+
+mod annotations;
+mod calls;
+mod implementations;
+mod pipelines;
+mod retry_loops;
+
+pub use annotations::annotation_regions;
+pub use calls::call_regions;
+pub use implementations::implementation_regions;
+pub use retry_loops::{is_retry_loop, may_hold_region};
+
+use crate::dataflow::MethodFlow;
+use crate::java::ir::*;
+use crate::semantic::{Loc, MethodId, Project};
+use std::collections::{BTreeSet, HashMap};
+
+/// The code of a region inside one method.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Part {
+    /// The whole body of a method.
+    Whole(MethodId),
+    /// These lambda / anonymous-method scopes of a method, with everything nested in them.
+    Scopes(MethodId, Vec<ScopeId>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Region {
+    /// `@Retryable method`, `RetryTemplate.execute callback`, …
+    pub label: String,
+    /// The method the region is written in (for messages).
+    pub owner: String,
+    /// The annotation or the call that makes the region.
+    pub loc: Loc,
+    pub scheduler: bool,
+    pub parts: Vec<Part>,
+}
+
+impl Region {
+    pub fn describe(&self) -> String {
+        if self.label.starts_with('@') {
+            format!("the {} `{}`", self.label, self.owner)
+        } else {
+            format!("the {} in `{}`", self.label, self.owner)
+        }
+    }
+}
+
+/// Is scope `s` of `m` inside one of `roots` (or one of them)?
+pub fn scope_within(m: &Method, s: ScopeId, roots: &[ScopeId]) -> bool {
+    let mut cur = Some(s);
+    let mut guard = 0;
+    while let Some(x) = cur {
+        if roots.contains(&x) {
+            return true;
+        }
+        cur = m.scopes.get(x as usize).and_then(|sc| sc.parent);
+        guard += 1;
+        if guard > m.scopes.len() {
+            return false;
+        }
+    }
+    false
+}
+
+/// Methods whose whole body runs inside the region: the region's own whole methods and every
+/// project method called, transitively, from its code.
+pub fn reach(
+    project: &Project,
+    flows: &HashMap<MethodId, MethodFlow>,
+    r: &Region,
+) -> BTreeSet<MethodId> {
+    let mut seen = BTreeSet::new();
+    let mut stack = Vec::new();
+    for p in &r.parts {
+        match p {
+            Part::Whole(m) => {
+                if seen.insert(*m) {
+                    stack.push(*m);
+                }
+            }
+            Part::Scopes(m, roots) => {
+                let mm = project.method(*m);
+                for (s, callee) in flows.get(m).map(|f| f.calls.as_slice()).unwrap_or(&[]) {
+                    if scope_within(mm, *s, roots) && seen.insert(*callee) {
+                        stack.push(*callee);
+                    }
+                }
+            }
+        }
+    }
+    while let Some(m) = stack.pop() {
+        for (_, callee) in flows.get(&m).map(|f| f.calls.as_slice()).unwrap_or(&[]) {
+            if seen.insert(*callee) {
+                stack.push(*callee);
+            }
+        }
+    }
+    seen
+}
+
+/// One part per method: scopes of the same method are one region body (a value made in one
+/// deferred stage and used in the next is within the region).
+pub fn merge_parts(parts: Vec<Part>) -> Vec<Part> {
+    let mut whole: Vec<MethodId> = Vec::new();
+    let mut scopes: std::collections::BTreeMap<MethodId, Vec<ScopeId>> =
+        std::collections::BTreeMap::new();
+    for p in parts {
+        match p {
+            Part::Whole(m) => whole.push(m),
+            Part::Scopes(m, s) => scopes.entry(m).or_default().extend(s),
+        }
+    }
+    whole.sort();
+    whole.dedup();
+    let mut out: Vec<Part> = whole.iter().map(|m| Part::Whole(*m)).collect();
+    for (m, mut s) in scopes {
+        if whole.contains(&m) {
+            continue;
+        }
+        s.sort();
+        s.dedup();
+        out.push(Part::Scopes(m, s));
+    }
+    out
+}

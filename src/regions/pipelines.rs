@@ -1,0 +1,280 @@
+//! Lazy pipelines (Reactor, RxJava, …): the deferred code upstream of a retry operator.
+
+use super::Part;
+use crate::catalogue::{Catalogue, PipelineRegion};
+use crate::java::ir::{Block, Call, Expr, Stmt};
+use crate::semantic::{
+    Declared, Defs, Locals, MethodId, Project, TypeRef, Typer, collect_defs, method_ref_targets,
+};
+
+pub(super) fn collect_returns<'a>(b: &'a Block, out: &mut Vec<&'a Expr>) {
+    for s in b {
+        match s {
+            Stmt::Return(Some(e), _) => out.push(e),
+            Stmt::If { then, els, .. } => {
+                collect_returns(then, out);
+                if let Some(e) = els {
+                    collect_returns(e, out);
+                }
+            }
+            Stmt::Block(x) | Stmt::Loop { body: x, .. } => collect_returns(x, out),
+            Stmt::Try { body, catches, .. } => {
+                collect_returns(body, out);
+                for (_, c) in catches {
+                    collect_returns(c, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+const MAX_UPSTREAM_DEPTH: usize = 16;
+
+/// The deferred code upstream of a lazy pipeline's retry operator.
+pub struct Upstream<'p> {
+    pub project: &'p Project,
+    pub cat: &'p Catalogue,
+    pub row: &'p PipelineRegion,
+}
+
+/// What a syntactic pass knows about a method's locals: its initialised locals (declared
+/// types only, so a `var` stays untyped) and its parameters.
+struct BodyLocals<'a, 'd> {
+    project: &'a Project,
+    id: MethodId,
+    defs: &'a Defs<'d>,
+}
+
+impl Locals for BodyLocals<'_, '_> {
+    fn local(&self, name: &str) -> Option<Declared<'_>> {
+        if let Some((ty, _)) = self.defs.get(name) {
+            return Some(Declared { ty, init: None });
+        }
+        let p = self
+            .project
+            .method(self.id)
+            .params
+            .iter()
+            .find(|p| p.name == name)?;
+        Some(Declared {
+            ty: &p.ty,
+            init: None,
+        })
+    }
+}
+
+impl<'p> Upstream<'p> {
+    fn with_typer<R>(
+        &self,
+        id: MethodId,
+        defs: &Defs,
+        f: impl FnOnce(&Typer<'_, '_, BodyLocals<'_, '_>>) -> R,
+    ) -> R {
+        let locals = BodyLocals {
+            project: self.project,
+            id,
+            defs,
+        };
+        f(&Typer {
+            project: self.project,
+            cat: self.cat,
+            class: self.project.class_of(id),
+            locals: &locals,
+        })
+    }
+
+    /// A type name: not a local, parameter or field, and capitalised at its root.
+    fn is_type_name(&self, id: MethodId, defs: &Defs, e: &Expr) -> bool {
+        let mut root = e;
+        while let Expr::Field(r, _, _) = root {
+            root = r;
+        }
+        matches!(root, Expr::Name(n, _) if n.chars().next().is_some_and(|c| c.is_uppercase()))
+            && self.with_typer(id, defs, |t| t.is_type_name(e))
+    }
+
+    fn resolve(&self, id: MethodId, written: &str) -> TypeRef {
+        let class = self.project.class_of(id);
+        self.project
+            .resolve_type(id.0, Some(class.1 as usize), written)
+    }
+
+    fn is_row_type(&self, t: &TypeRef) -> bool {
+        self.row.types.iter().any(|x| self.project.type_is(t, x))
+    }
+
+    fn returns_pipeline(&self, m: MethodId) -> bool {
+        let mm = self.project.method(m);
+        let t = self.project.resolve_type(m.0, Some(mm.class), &mm.ret);
+        self.is_row_type(&t)
+    }
+
+    fn call_targets(&self, id: MethodId, defs: &Defs, c: &Call) -> Vec<MethodId> {
+        let class = self.project.class_of(id);
+        let recv = match &c.recv {
+            None | Some(Expr::This(_)) => None,
+            Some(r) if self.is_type_name(id, defs, r) => {
+                Some(r.dotted().map(|d| self.resolve(id, &d)))
+            }
+            Some(r) => Some(self.type_of(id, defs, r)),
+        };
+        self.project
+            .resolve_call(class, c, recv)
+            .into_iter()
+            .filter(|m| self.returns_pipeline(*m))
+            .collect()
+    }
+
+    /// The type of a local, parameter or field name (other expressions are not typed here).
+    fn type_of(&self, id: MethodId, defs: &Defs, e: &Expr) -> Option<TypeRef> {
+        match e.peel() {
+            Expr::Name(n, _) => self.with_typer(id, defs, |t| t.type_of_name(n, 0)),
+            _ => None,
+        }
+    }
+
+    /// Is `e` a chain of this pipeline's type? `None` when its root cannot be told.
+    pub fn is_pipeline(&self, id: MethodId, defs: &Defs, e: &Expr, depth: usize) -> Option<bool> {
+        if depth > MAX_UPSTREAM_DEPTH {
+            return None;
+        }
+        match e.peel() {
+            Expr::Call(c) => {
+                if let Some(r) = &c.recv
+                    && self.is_type_name(id, defs, r)
+                {
+                    let t = self.resolve(id, &r.dotted()?);
+                    return Some(
+                        self.is_row_type(&t)
+                            || self.row.factories.iter().any(|f| {
+                                f.methods.contains(&c.name) && self.project.type_is(&t, &f.class)
+                            }),
+                    );
+                }
+                if !self.call_targets(id, defs, c).is_empty()
+                    || self.row.chain_methods.contains(&c.name)
+                {
+                    return Some(true);
+                }
+                match &c.recv {
+                    Some(r) if !matches!(r, Expr::This(_)) => {
+                        self.is_pipeline(id, defs, r, depth + 1)
+                    }
+                    _ => None,
+                }
+            }
+            Expr::Name(n, _) => {
+                if let Some(t) = self.type_of(id, defs, e) {
+                    return Some(self.is_row_type(&t));
+                }
+                let (_, init) = defs.get(n)?;
+                self.is_pipeline(id, defs, init, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// Does the file import one of the pipeline's types (for chains whose root is unknown)?
+    pub fn file_uses_types(&self, file: u32) -> bool {
+        self.project.files[file as usize]
+            .facts
+            .imports
+            .iter()
+            .any(|i| {
+                self.row.types.iter().any(|t| {
+                    *t == i.path
+                        || (i.wildcard && t.rsplit_once('.').map(|x| x.0) == Some(i.path.as_str()))
+                })
+            })
+    }
+
+    pub fn upstream(&self, id: MethodId, defs: &Defs, e: &Expr, depth: usize, out: &mut Vec<Part>) {
+        if depth > MAX_UPSTREAM_DEPTH {
+            return;
+        }
+        match e.peel() {
+            Expr::Call(c) => {
+                for (i, a) in c.args.iter().enumerate() {
+                    self.deferred_arg(id, defs, c, i, a, depth, out);
+                }
+                if let Some(r) = &c.recv
+                    && !self.is_type_name(id, defs, r)
+                    && !matches!(r, Expr::This(_))
+                {
+                    self.upstream(id, defs, r, depth + 1, out);
+                }
+                for t in self.call_targets(id, defs, c) {
+                    self.upstream_of_method(t, depth + 1, out);
+                }
+            }
+            Expr::Name(n, _) => {
+                if let Some((_, init)) = defs.get(n) {
+                    self.upstream(id, defs, init, depth + 1, out);
+                }
+            }
+            Expr::Ternary(_, a, b, _) => {
+                self.upstream(id, defs, a, depth + 1, out);
+                self.upstream(id, defs, b, depth + 1, out);
+            }
+            _ => {}
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn deferred_arg(
+        &self,
+        id: MethodId,
+        defs: &Defs,
+        c: &Call,
+        i: usize,
+        a: &Expr,
+        depth: usize,
+        out: &mut Vec<Part>,
+    ) {
+        if self
+            .row
+            .eager
+            .iter()
+            .any(|x| x.method == c.name && x.args.contains(&i))
+        {
+            return;
+        }
+        match a.peel() {
+            Expr::Lambda(l) => out.push(Part::Scopes(id, vec![l.scope])),
+            Expr::New(n) if !n.anon.is_empty() => {
+                out.push(Part::Scopes(id, n.anon.iter().map(|x| x.scope).collect()))
+            }
+            Expr::MethodRef(r) => {
+                let class = self.project.class_of(id);
+                let targets = method_ref_targets(
+                    self.project,
+                    class,
+                    r,
+                    |e| self.type_of(id, defs, e),
+                    |e| self.is_type_name(id, defs, e),
+                );
+                out.extend(targets.into_iter().map(Part::Whole));
+            }
+            Expr::Call(_) | Expr::Name(..)
+                if self.is_pipeline(id, defs, a, depth + 1) == Some(true) =>
+            {
+                self.upstream(id, defs, a, depth + 1, out);
+            }
+            _ => {}
+        }
+    }
+
+    fn upstream_of_method(&self, m: MethodId, depth: usize, out: &mut Vec<Part>) {
+        let Some(body) = &self.project.method(m).body else {
+            return;
+        };
+        let mut defs = Defs::new();
+        collect_defs(body, &mut defs);
+        let mut rets = Vec::new();
+        collect_returns(body, &mut rets);
+        for r in rets {
+            self.upstream(m, &defs, r, depth + 1, out);
+        }
+    }
+}

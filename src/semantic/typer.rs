@@ -1,0 +1,217 @@
+//! The one expression typer: the static type of an expression inside a method, as far as the
+//! project model and the catalogue's factory rows tell it.
+//!
+//! What a caller knows about locals differs (the interpreter knows the locals declared so far,
+//! in evaluation order; a syntactic pass knows every initialised local of the body), so the
+//! typer asks a small [`Locals`] trait for them.
+
+use super::{ClassRef, Project, TypeRef};
+use crate::catalogue::{Catalogue, glob};
+use crate::java::ir::{Block, Expr, Stmt};
+use std::collections::HashMap;
+
+/// Calls typed through their receivers before giving up (`a.b().c().d()`).
+const MAX_TYPE_DEPTH: usize = 8;
+
+/// A local variable or parameter as declared.
+#[derive(Clone, Copy, Debug)]
+pub struct Declared<'a> {
+    /// The type as written; `var`, or empty for an untyped lambda parameter.
+    pub ty: &'a str,
+    /// The initialiser, when the caller knows it (types a `var`).
+    pub init: Option<&'a Expr>,
+}
+
+/// What the caller knows about the locals in scope where an expression is typed.
+pub trait Locals {
+    /// The local or parameter `name`, if `name` is one.
+    fn local(&self, name: &str) -> Option<Declared<'_>>;
+}
+
+/// Local initialisers of a block (not inside lambdas), by name: (declared type, initialiser).
+pub type Defs<'a> = HashMap<String, (&'a str, &'a Expr)>;
+
+/// Local variable initializers of a block (not inside lambdas), by name.
+pub fn collect_defs<'a>(b: &'a Block, out: &mut Defs<'a>) {
+    for s in b {
+        match s {
+            Stmt::Local {
+                name,
+                init: Some(e),
+                ty,
+                ..
+            } => {
+                out.insert(name.clone(), (ty.as_str(), e));
+            }
+            Stmt::If { then, els, .. } => {
+                collect_defs(then, out);
+                if let Some(e) = els {
+                    collect_defs(e, out);
+                }
+            }
+            Stmt::Block(x) => collect_defs(x, out),
+            Stmt::Try { body, .. } => collect_defs(body, out),
+            _ => {}
+        }
+    }
+}
+
+/// The locals declared so far in evaluation order (`types`), with the body's initialisers
+/// (`defs`) to type a `var`.
+pub struct DeclaredSoFar<'a, 'd> {
+    pub types: &'a HashMap<String, String>,
+    pub defs: &'a Defs<'d>,
+}
+
+impl Locals for DeclaredSoFar<'_, '_> {
+    fn local(&self, name: &str) -> Option<Declared<'_>> {
+        let ty = self.types.get(name)?;
+        Some(Declared {
+            ty,
+            init: self.defs.get(name).map(|(_, e)| *e),
+        })
+    }
+}
+
+/// Types expressions written in one class, with what the caller knows about locals.
+pub struct Typer<'p, 'l, L: Locals + ?Sized> {
+    pub project: &'p Project,
+    pub cat: &'p Catalogue,
+    /// The class the code is written in.
+    pub class: ClassRef,
+    pub locals: &'l L,
+}
+
+impl<L: Locals + ?Sized> Typer<'_, '_, L> {
+    /// A type name as written in the class.
+    pub fn resolve(&self, written: &str) -> TypeRef {
+        self.project
+            .resolve_type(self.class.0, Some(self.class.1 as usize), written)
+    }
+
+    fn is_local(&self, n: &str) -> bool {
+        self.locals.local(n).is_some()
+    }
+
+    /// A field (not shadowed by a local) visible from the class.
+    pub fn is_field(&self, n: &str) -> bool {
+        !self.is_local(n) && self.project.field(self.class, n).is_some()
+    }
+
+    /// A name that is neither a local, a parameter nor a field: a type (or package) name.
+    pub fn is_type_name(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Name(n, _) => !self.is_local(n) && !self.is_field(n),
+            Expr::Field(r, _, _) => self.is_type_name(r),
+            _ => false,
+        }
+    }
+
+    /// The declared return type of a project method.
+    pub fn ret_type(&self, m: super::MethodId) -> TypeRef {
+        let mm = self.project.method(m);
+        self.project.resolve_type(m.0, Some(mm.class), &mm.ret)
+    }
+
+    /// The static type of `e`, when it can be told.
+    pub fn type_of(&self, e: &Expr) -> Option<TypeRef> {
+        self.type_at(e, 0)
+    }
+
+    /// The type of a name: a local (a `var` by its initialiser), else a field.
+    pub fn type_of_name(&self, n: &str, depth: usize) -> Option<TypeRef> {
+        if let Some(d) = self.locals.local(n) {
+            if d.ty == "var" {
+                return self.type_at(d.init?, depth + 1);
+            }
+            if d.ty.is_empty() {
+                return None;
+            }
+            return Some(self.resolve(d.ty));
+        }
+        self.field_type(n)
+    }
+
+    fn field_type(&self, n: &str) -> Option<TypeRef> {
+        let (owner, f) = self.project.field(self.class, n)?;
+        Some(
+            self.project
+                .resolve_type(owner.0, Some(owner.1 as usize), &f.ty),
+        )
+    }
+
+    fn type_at(&self, e: &Expr, depth: usize) -> Option<TypeRef> {
+        if depth > MAX_TYPE_DEPTH {
+            return None;
+        }
+        match e.peel() {
+            Expr::Name(n, _) => self.type_of_name(n, depth),
+            Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => self.field_type(n),
+            Expr::New(n) => Some(self.resolve(&n.ty)),
+            Expr::Cast(t, _, _) => Some(self.resolve(t)),
+            Expr::Call(c) => {
+                let recv = c.recv.as_ref()?;
+                if self.is_type_name(recv) {
+                    return self.static_call_type(&recv.dotted()?, &c.name, c.args.len());
+                }
+                let t = self.type_at(recv, depth + 1)?;
+                self.instance_call_type(t, &c.name, c.args.len())
+            }
+            _ => None,
+        }
+    }
+
+    /// What `Owner.name(…)` returns.
+    fn static_call_type(&self, owner: &str, name: &str, arity: usize) -> Option<TypeRef> {
+        let owner = self.resolve(owner);
+        for f in &self.cat.sources.factory {
+            if glob(&f.method, name) && self.project.type_is(&owner, &f.class) {
+                return Some(TypeRef::External(f.returns.clone()));
+            }
+        }
+        match owner {
+            TypeRef::Project(k) => {
+                let m = *self.project.methods_in_hierarchy(k, name, arity).first()?;
+                Some(self.ret_type(m))
+            }
+            // A library's static method returns a library type: never a project one.
+            TypeRef::External(_) => Some(TypeRef::External(String::new())),
+            TypeRef::Unknown(_) => None,
+        }
+    }
+
+    /// What `recv.name(…)` returns on a receiver of type `t`.
+    fn instance_call_type(&self, t: TypeRef, name: &str, arity: usize) -> Option<TypeRef> {
+        match t {
+            TypeRef::Project(k) => {
+                let m = *self.project.methods_in_hierarchy(k, name, arity).first()?;
+                Some(self.ret_type(m))
+            }
+            // A fluent builder returns itself until `build()`.
+            TypeRef::External(f) if f.ends_with("Builder") && !name.starts_with("build") => {
+                Some(TypeRef::External(f))
+            }
+            TypeRef::External(f) => Some(
+                self.cat
+                    .sources
+                    .factory
+                    .iter()
+                    .find(|row| row.class == f && glob(&row.method, name))
+                    .map(|row| TypeRef::External(row.returns.clone()))
+                    // A library type's method returns a library type.
+                    .unwrap_or(TypeRef::External(String::new())),
+            ),
+            TypeRef::Unknown(_) => None,
+        }
+    }
+
+    /// The receiver type a call is resolved with: `None` for an unqualified call or one on
+    /// `this`; `Some(None)` when the receiver's type cannot be told.
+    pub fn receiver_type(&self, recv: Option<&Expr>) -> Option<Option<TypeRef>> {
+        match recv {
+            None | Some(Expr::This(_)) => None,
+            Some(r) if self.is_type_name(r) => Some(r.dotted().map(|d| self.resolve(&d))),
+            Some(r) => Some(self.type_of(r)),
+        }
+    }
+}
