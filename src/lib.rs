@@ -5,6 +5,7 @@
 //! that reaches an idempotency key sink inside the same region execution.
 
 mod adoption;
+mod analysis;
 pub mod baseline;
 pub mod cache;
 pub mod catalogue;
@@ -416,7 +417,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         }
         report.summary.files_scanned = files.len();
         let project = phase("index", || index::Project::new(files));
-        let (findings, truncated) = findings::find(&project, cat, None, false);
+        let (findings, truncated) = analysis::find(&project, cat, None, false);
         (project, findings, truncated)
     };
     for f in &project.files {
@@ -890,7 +891,7 @@ fn prefiltered(
             })
             .collect();
         let project = phase("index", || index::Project::new(files));
-        let (findings, truncated) = findings::find(&project, cat, None, false);
+        let (findings, truncated) = analysis::find(&project, cat, None, false);
         return (project, findings, truncated);
     }
 
@@ -931,7 +932,7 @@ fn prefiltered(
             })
             .collect();
         let project = phase("index", || index::Project::recording(files));
-        let (findings, truncated) = findings::find(&project, cat, Some(&only), probe);
+        let (findings, truncated) = analysis::find(&project, cat, Some(&only), probe);
         let deps = project.deps().map(|d| d.index());
         let want = match &deps {
             Some(d) => untried(&tried, &|s| d.matches(s)),
