@@ -14,7 +14,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 /// With `only`, regions are looked for only in those methods (the prefilter's methods that
 /// can lead to a key sink or a side effect; no other region can hold a finding). A `probe`
 /// stops once the methods the regions reach are known (the prefilter's forward rounds).
-pub fn find(
+pub(crate) fn find(
     project: &Project,
     cat: &Catalogue,
     only: Option<&HashSet<MethodId>>,
