@@ -1,8 +1,16 @@
-//! The rule catalogue: one file per rule, each declaring its metadata and documentation once.
-//! `explain`, the README table and SARIF help all read it from here.
+//! The rule catalogue: one file per rule, each declaring its metadata, documentation and check
+//! once. `explain`, the README table and SARIF help all read it from here.
 
-use crate::catalogue::SourceKind;
+use crate::catalogue::{Catalogue, SourceKind};
+use crate::findings::Finding;
+use crate::dataflow::MethodFlow;
+use crate::semantic::{MethodId, Project};
+use crate::regions::Region;
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap};
+
+mod key;
+mod reach;
 
 mod rl001;
 mod rl002;
@@ -49,13 +57,39 @@ pub struct Rule {
     pub related_label: &'static str,
     /// One line of advice under a finding.
     pub fix: &'static str,
+    /// The findings of this rule in an analysed project; `None` for the diagnostics about
+    /// suppressions, which the suppression step reports.
+    pub check: Option<fn(&Context) -> Vec<Finding>>,
+}
+
+/// What a rule's check reads: the project, the catalogue, and the analysis of the methods that
+/// some region reaches.
+pub struct Context<'a> {
+    pub project: &'a Project,
+    pub cat: &'a Catalogue,
+    /// The methods some region runs, sorted.
+    pub ids: &'a [MethodId],
+    pub flows: &'a HashMap<MethodId, MethodFlow>,
+    /// Every region, in source order.
+    pub regions: &'a [Region],
+    /// For each region, the methods it reaches through calls.
+    pub reaches: &'a [BTreeSet<MethodId>],
+}
+
+/// The findings of every rule that has a check, in rule order.
+pub fn check_all(cx: &Context) -> Vec<Finding> {
+    ALL.iter()
+        .filter_map(|r| r.check)
+        .flat_map(|check| check(cx))
+        .collect()
 }
 
 /// Declare a rule's metadata once, next to its documentation.
 macro_rules! declare_rule {
     ($(#[doc = $doc:literal])* $ident:ident { id: $id:literal, name: $name:literal, level: $level:ident,
       source: $source:expr, summary: $summary:literal, verb: $verb:literal, consequence: $cons:literal,
-      primary_label: $pl:literal, related_label: $rl:literal, fix: $fix:literal $(,)? }) => {
+      primary_label: $pl:literal, related_label: $rl:literal, fix: $fix:literal,
+      check: $check:expr $(,)? }) => {
         pub const $ident: $crate::rules::Rule = $crate::rules::Rule {
             id: $id,
             name: $name,
@@ -68,6 +102,7 @@ macro_rules! declare_rule {
             primary_label: $pl,
             related_label: $rl,
             fix: $fix,
+            check: $check,
         };
     };
 }
@@ -167,6 +202,46 @@ pub fn explain(rule: &Rule) -> String {
         rule.level.as_str(),
         rule.markdown()
     )
+}
+
+/// Pass/fail Java snippets for each rule's tests: a snippet is checked as the one file of a
+/// project of its own, through the real [`crate::check`].
+#[cfg(test)]
+pub(crate) mod snippets {
+    use super::Rule;
+
+    /// The rules reported on `java`, in the order the report gives them.
+    pub fn rules_of(java: &str) -> Vec<&'static str> {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(dir.path().join("Snippet.java"), java).expect("the snippet is written");
+        let opts = crate::Options::new(vec![dir.path().to_path_buf()]);
+        let report = crate::check(&opts).expect("the check runs");
+        report.findings.iter().map(|f| f.rule.id).collect()
+    }
+
+    /// Each snippet gives at least one finding of `rule`.
+    pub fn fails(rule: &Rule, snippets: &[&str]) {
+        for java in snippets {
+            let got = rules_of(java);
+            assert!(
+                got.contains(&rule.id),
+                "expected {} on:\n{java}\ngot {got:?}",
+                rule.id
+            );
+        }
+    }
+
+    /// No snippet gives a finding of `rule`.
+    pub fn passes(rule: &Rule, snippets: &[&str]) {
+        for java in snippets {
+            let got = rules_of(java);
+            assert!(
+                !got.contains(&rule.id),
+                "expected no {} on:\n{java}\ngot {got:?}",
+                rule.id
+            );
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-use super::declare_rule;
+use super::{Context, declare_rule};
+use crate::findings::Finding;
 
 declare_rule! {
     /// ## What it does
@@ -43,5 +44,91 @@ declare_rule! {
         primary_label: "per-attempt value",
         related_label: "idempotency key",
         fix: "Compute the key once, before the retried code",
+        check: Some(check),
+    }
+}
+
+fn check(cx: &Context) -> Vec<Finding> {
+    super::key::check(cx, &RULE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::rules::snippets::{fails, passes};
+
+    const FAIL: &[&str] = &[
+        r#"
+import com.stripe.model.Charge;
+import com.stripe.net.RequestOptions;
+import com.stripe.param.ChargeCreateParams;
+import java.util.UUID;
+import org.springframework.retry.annotation.Retryable;
+
+class Billing {
+    @Retryable
+    Charge charge(ChargeCreateParams params) throws Exception {
+        String key = UUID.randomUUID().toString();
+        RequestOptions options = RequestOptions.builder().setIdempotencyKey(key).build();
+        return Charge.create(params, options);
+    }
+}
+"#,
+        r#"
+import com.stripe.model.Refund;
+import com.stripe.net.RequestOptions;
+import com.stripe.param.RefundCreateParams;
+import java.util.UUID;
+import org.springframework.retry.support.RetryTemplate;
+
+class Refunds {
+    private final RetryTemplate retryTemplate = new RetryTemplate();
+
+    Refund refund(RefundCreateParams params) throws Exception {
+        return retryTemplate.execute(ctx -> Refund.create(params,
+                RequestOptions.builder().setIdempotencyKey(UUID.randomUUID().toString()).build()));
+    }
+}
+"#,
+    ];
+
+    const PASS: &[&str] = &[
+        r#"
+import com.stripe.model.Charge;
+import com.stripe.net.RequestOptions;
+import com.stripe.param.ChargeCreateParams;
+import org.springframework.retry.annotation.Retryable;
+
+class Billing {
+    @Retryable
+    Charge charge(String orderId, ChargeCreateParams params) throws Exception {
+        RequestOptions options = RequestOptions.builder().setIdempotencyKey("charge-" + orderId).build();
+        return Charge.create(params, options);
+    }
+}
+"#,
+        r#"
+import com.stripe.model.Charge;
+import com.stripe.net.RequestOptions;
+import com.stripe.param.ChargeCreateParams;
+import java.util.UUID;
+
+class Billing {
+    Charge charge(ChargeCreateParams params) throws Exception {
+        String key = UUID.randomUUID().toString();
+        return Charge.create(params, RequestOptions.builder().setIdempotencyKey(key).build());
+    }
+}
+"#,
+    ];
+
+    #[test]
+    fn fail_snippets_are_reported() {
+        fails(&RULE, FAIL);
+    }
+
+    #[test]
+    fn pass_snippets_are_not() {
+        passes(&RULE, PASS);
     }
 }

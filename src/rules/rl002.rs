@@ -1,4 +1,5 @@
-use super::declare_rule;
+use super::{Context, declare_rule};
+use crate::findings::Finding;
 
 declare_rule! {
     /// ## What it does
@@ -39,5 +40,57 @@ declare_rule! {
         primary_label: "per-attempt value",
         related_label: "idempotency key",
         fix: "Read the time once, before the retried code, or key on a coarse period",
+        check: Some(check),
+    }
+}
+
+fn check(cx: &Context) -> Vec<Finding> {
+    super::key::check(cx, &RULE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::rules::snippets::{fails, passes};
+
+    const FAIL: &[&str] = &[r#"
+import com.stripe.model.Charge;
+import com.stripe.net.RequestOptions;
+import com.stripe.param.ChargeCreateParams;
+import org.springframework.retry.annotation.Retryable;
+
+class Billing {
+    @Retryable
+    Charge charge(String customerId, ChargeCreateParams params) throws Exception {
+        String key = customerId + "-" + System.currentTimeMillis();
+        return Charge.create(params, RequestOptions.builder().setIdempotencyKey(key).build());
+    }
+}
+"#];
+
+    const PASS: &[&str] = &[r#"
+import com.stripe.model.Charge;
+import com.stripe.net.RequestOptions;
+import com.stripe.param.ChargeCreateParams;
+import java.time.YearMonth;
+import org.springframework.retry.annotation.Retryable;
+
+class Billing {
+    @Retryable
+    Charge charge(String customerId, YearMonth period, ChargeCreateParams params) throws Exception {
+        String key = customerId + "-" + period;
+        return Charge.create(params, RequestOptions.builder().setIdempotencyKey(key).build());
+    }
+}
+"#];
+
+    #[test]
+    fn fail_snippets_are_reported() {
+        fails(&RULE, FAIL);
+    }
+
+    #[test]
+    fn pass_snippets_are_not() {
+        passes(&RULE, PASS);
     }
 }

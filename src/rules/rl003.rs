@@ -1,4 +1,5 @@
-use super::declare_rule;
+use super::{Context, declare_rule};
+use crate::findings::Finding;
 
 declare_rule! {
     /// ## What it does
@@ -34,5 +35,67 @@ declare_rule! {
         primary_label: "per-attempt value",
         related_label: "idempotency key",
         fix: "Leave the attempt counter out of the key",
+        check: Some(check),
+    }
+}
+
+fn check(cx: &Context) -> Vec<Finding> {
+    super::key::check(cx, &RULE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::rules::snippets::{fails, passes};
+
+    const FAIL: &[&str] = &[r#"
+import com.stripe.model.Charge;
+import com.stripe.net.RequestOptions;
+import com.stripe.param.ChargeCreateParams;
+
+class Billing {
+    Charge charge(String orderId, ChargeCreateParams params) throws Exception {
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            try {
+                RequestOptions options = RequestOptions.builder()
+                        .setIdempotencyKey(orderId + "-" + attempt).build();
+                return Charge.create(params, options);
+            } catch (Exception e) {
+                Thread.sleep(200L * attempt);
+            }
+        }
+        throw new IllegalStateException("gave up");
+    }
+}
+"#];
+
+    const PASS: &[&str] = &[r#"
+import com.stripe.model.Charge;
+import com.stripe.net.RequestOptions;
+import com.stripe.param.ChargeCreateParams;
+
+class Billing {
+    Charge charge(String orderId, ChargeCreateParams params) throws Exception {
+        RequestOptions options = RequestOptions.builder().setIdempotencyKey(orderId).build();
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            try {
+                return Charge.create(params, options);
+            } catch (Exception e) {
+                Thread.sleep(200L * attempt);
+            }
+        }
+        throw new IllegalStateException("gave up");
+    }
+}
+"#];
+
+    #[test]
+    fn fail_snippets_are_reported() {
+        fails(&RULE, FAIL);
+    }
+
+    #[test]
+    fn pass_snippets_are_not() {
+        passes(&RULE, PASS);
     }
 }

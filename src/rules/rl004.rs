@@ -1,4 +1,10 @@
-use super::declare_rule;
+use super::{Context, declare_rule, reach};
+use crate::findings::{Finding, message, related};
+use crate::dataflow as flow;
+use crate::semantic::MethodId;
+use crate::regions::Region;
+use crate::java::ir::Span;
+use std::collections::{BTreeMap, BTreeSet};
 
 declare_rule! {
     /// ## What it does
@@ -46,5 +52,107 @@ declare_rule! {
         primary_label: "no idempotency key",
         related_label: "",
         fix: "Pass an idempotency key derived from the operation",
+        check: Some(check),
+    }
+}
+
+/// A known side effect with no key at all, executed in a region.
+fn check(cx: &Context) -> Vec<Finding> {
+    let project = cx.project;
+    let mut out: BTreeMap<(u32, Span), (Finding, BTreeSet<usize>, MethodId)> = BTreeMap::new();
+    for id in cx.ids {
+        for e in &cx.flows[id].effects {
+            if e.kind != (flow::EffectKind::SideEffect { keyed: false }) {
+                continue;
+            }
+            let site = flow::SourceSite {
+                kind: crate::catalogue::SourceKind::Random,
+                span: e.span,
+                scope: e.scope,
+                label: e.label.clone(),
+                via: None,
+                counter_decl: None,
+            };
+            let covering = reach::covering(cx, *id, &site, e.scope);
+            if covering.is_empty() {
+                continue;
+            }
+            let entry = out.entry((id.0, e.span)).or_insert_with(|| {
+                let f = Finding::at(&RULE, project, *id, e.span, e.label.clone());
+                (f, BTreeSet::new(), *id)
+            });
+            entry.1.extend(covering);
+        }
+    }
+    out.into_values()
+        .map(|(mut f, regs, m)| {
+            let regs: Vec<&Region> = regs.iter().map(|i| &cx.regions[*i]).collect();
+            let path = message::through(&reach::call_path(project, cx.flows, regs[0], m, false));
+            for r in &regs {
+                f.regions.push(related(project, &r.loc, format!("{}: re-executed", r.describe())));
+            }
+            let noun = message::execution_noun(&regs);
+            f.message = format!(
+                "{} runs on every {noun} of {}{path} with no idempotency key: a retry after a lost response repeats it",
+                f.source,
+                message::region_phrase(project, &f.path, &regs)
+            );
+            f
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::rules::snippets::{fails, passes};
+
+    const FAIL: &[&str] = &[r#"
+import com.stripe.model.Charge;
+import com.stripe.param.ChargeCreateParams;
+import org.springframework.retry.annotation.Retryable;
+
+class Billing {
+    @Retryable
+    Charge charge(ChargeCreateParams params) throws Exception {
+        return Charge.create(params);
+    }
+}
+"#];
+
+    const PASS: &[&str] = &[
+        r#"
+import com.stripe.model.Charge;
+import com.stripe.net.RequestOptions;
+import com.stripe.param.ChargeCreateParams;
+import org.springframework.retry.annotation.Retryable;
+
+class Billing {
+    @Retryable
+    Charge charge(String orderId, ChargeCreateParams params) throws Exception {
+        return Charge.create(params, RequestOptions.builder().setIdempotencyKey("order-" + orderId).build());
+    }
+}
+"#,
+        r#"
+import com.stripe.model.Charge;
+import com.stripe.param.ChargeCreateParams;
+
+class Billing {
+    Charge charge(ChargeCreateParams params) throws Exception {
+        return Charge.create(params);
+    }
+}
+"#,
+    ];
+
+    #[test]
+    fn fail_snippets_are_reported() {
+        fails(&RULE, FAIL);
+    }
+
+    #[test]
+    fn pass_snippets_are_not() {
+        passes(&RULE, PASS);
     }
 }

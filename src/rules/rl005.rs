@@ -1,4 +1,10 @@
-use super::declare_rule;
+use super::{Context, declare_rule, reach};
+use crate::findings::{Finding, message, related};
+use crate::dataflow::{self as flow, Loc};
+use crate::semantic::MethodId;
+use crate::regions;
+use crate::java::ir::Span;
+use std::collections::{BTreeMap, BTreeSet};
 
 declare_rule! {
     /// ## What it does
@@ -45,5 +51,150 @@ declare_rule! {
         primary_label: "per-instance scheduler",
         related_label: "reached with no cluster-wide lock",
         fix: "Let one instance run the job: ShedLock, an advisory lock or leader election",
+        check: Some(check),
+    }
+}
+
+/// A per-instance scheduler that reaches a key sink or a side effect with no lock.
+fn check(cx: &Context) -> Vec<Finding> {
+    let (project, cat) = (cx.project, cx.cat);
+    let locked = |m: MethodId| {
+        let mm = project.method(m);
+        let class = project.class_of(m);
+        mm.annotations.iter().any(|a| {
+            let t = project.resolve_type(m.0, Some(class.1 as usize), &a.name);
+            cat.guards
+                .cluster_locks
+                .annotations
+                .iter()
+                .any(|x| project.type_is(&t, x))
+        })
+    };
+    let mut out: BTreeMap<(u32, Span), Finding> = BTreeMap::new();
+    for r in cx.regions.iter().filter(|r| r.scheduler) {
+        // Methods run whole by the scheduler, and the effects met on the way.
+        let mut reached: Vec<(MethodId, &flow::Effect)> = Vec::new();
+        let mut seen = BTreeSet::new();
+        let mut stack = Vec::new();
+        for p in &r.parts {
+            match p {
+                regions::Part::Whole(m) => {
+                    if !locked(*m) && seen.insert(*m) {
+                        stack.push(*m);
+                    }
+                }
+                regions::Part::Scopes(m, roots) => {
+                    let mm = project.method(*m);
+                    let Some(f) = cx.flows.get(m) else { continue };
+                    for e in &f.effects {
+                        if !e.guarded && regions::scope_within(mm, e.scope, roots) {
+                            reached.push((*m, e));
+                        }
+                    }
+                    for (s, callee) in &f.unguarded_calls {
+                        let lock_applies = locked(*callee) && !f.self_calls.contains(callee);
+                        if regions::scope_within(mm, *s, roots)
+                            && !lock_applies
+                            && seen.insert(*callee)
+                        {
+                            stack.push(*callee);
+                        }
+                    }
+                }
+            }
+        }
+        while let Some(m) = stack.pop() {
+            let Some(f) = cx.flows.get(&m) else { continue };
+            reached.extend(f.effects.iter().filter(|e| !e.guarded).map(|e| (m, e)));
+            for (_, callee) in &f.unguarded_calls {
+                let lock_applies = locked(*callee) && !f.self_calls.contains(callee);
+                if !lock_applies && seen.insert(*callee) {
+                    stack.push(*callee);
+                }
+            }
+        }
+        reached.sort_by_key(|(m, e)| (m.0, e.span));
+        let Some((m, e)) = reached.first() else {
+            continue;
+        };
+        let path = project.files[r.loc.file as usize].path.clone();
+        let effect = related(
+            project,
+            &Loc {
+                file: m.0,
+                span: e.span,
+            },
+            format!("reached: {}", e.label),
+        );
+        let at = if effect.path == path {
+            format!("line {}", effect.line)
+        } else {
+            format!("{}:{}", effect.path, effect.line)
+        };
+        let what = match e.kind {
+            flow::EffectKind::KeySink => format!("an idempotency key ({})", e.label),
+            flow::EffectKind::SideEffect { .. } => e.label.clone(),
+        };
+        let owner = project
+            .all_methods()
+            .find(|x| r.parts.iter().any(|p| matches!(p, regions::Part::Whole(w) | regions::Part::Scopes(w, _) if w == x)))
+            .map(|x| project.method(x).name.clone())
+            .unwrap_or_else(|| r.owner.clone());
+        out.entry((r.loc.file, r.loc.span)).or_insert_with(|| {
+            let mut f = Finding::new(&RULE, project, r.loc.file, r.loc.span, owner, r.describe());
+            f.message = format!(
+                "{} runs on every replica and reaches {what} at {at}{} with no cluster-wide lock: {}",
+                r.describe(),
+                message::through(&reach::call_path(project, cx.flows, r, *m, true)),
+                RULE.consequence
+            );
+            f.sinks = vec![effect];
+            f
+        });
+    }
+    out.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::rules::snippets::{fails, passes};
+
+    const FAIL: &[&str] = &[r#"
+import com.stripe.model.Charge;
+import com.stripe.param.ChargeCreateParams;
+import org.springframework.scheduling.annotation.Scheduled;
+
+class Dunning {
+    @Scheduled(cron = "0 0 * * * *")
+    void chargeOverdue() throws Exception {
+        Charge.create(ChargeCreateParams.builder().setAmount(100L).build());
+    }
+}
+"#];
+
+    const PASS: &[&str] = &[r#"
+import com.stripe.model.Charge;
+import com.stripe.param.ChargeCreateParams;
+import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
+import org.springframework.scheduling.annotation.Scheduled;
+
+class Dunning {
+    @Scheduled(cron = "0 0 * * * *")
+    @SchedulerLock(name = "dunning")
+    void chargeOverdue() throws Exception {
+        Charge.create(ChargeCreateParams.builder().setAmount(100L).build());
+    }
+}
+"#];
+
+    #[test]
+    fn fail_snippets_are_reported() {
+        fails(&RULE, FAIL);
+    }
+
+    #[test]
+    fn pass_snippets_are_not() {
+        passes(&RULE, PASS);
     }
 }

@@ -38,5 +38,7 @@ declare_rule! {
         primary_label: "unused suppression",
         related_label: "",
         fix: "Remove the suppression or the rules it no longer needs",
+        // Reported by the suppression step, on the finished findings.
+        check: None,
     }
 }

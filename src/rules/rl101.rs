@@ -35,5 +35,7 @@ declare_rule! {
         primary_label: "invalid suppression",
         related_label: "",
         fix: "Name existing rules and give the reason after `--`",
+        // Reported by the suppression step, on the finished findings.
+        check: None,
     }
 }

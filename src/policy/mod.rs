@@ -1,8 +1,14 @@
 //! What a team needs to live with the findings, applied to the finished findings of a run:
-//! rule settings from `retrylint.toml`, inline suppressions, and the baseline.
+//! rule settings from `retrylint.toml`, inline suppressions, and the baseline. The only place
+//! that filters and counts the findings a run reports.
+
+pub mod baseline;
+pub mod config;
+pub mod suppress;
 
 use crate::rules::{self, Rule};
-use crate::{Options, Report, RunError, baseline, config::RuleSetting, suppress};
+use crate::{Options, Report, RunError};
+use config::RuleSetting;
 use std::path::PathBuf;
 
 /// Does this run report `rule`? `--select` and `--ignore` win over `retrylint.toml`.

@@ -1,0 +1,109 @@
+//! What a run reports: [`Finding`] and its related locations, the words of its message
+//! ([`message`]), its fingerprint and the final order ([`order`]).
+
+pub mod message;
+pub mod order;
+
+pub use order::finish;
+
+use crate::dataflow::Loc;
+use crate::semantic::{MethodId, Project};
+use crate::rules::{self, Rule};
+use crate::java::ir::Span;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Related {
+    pub path: String,
+    #[serde(skip)]
+    pub span: Span,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub message: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub rule: &'static Rule,
+    /// The level it is reported at: the rule's, unless `retrylint.toml` sets another.
+    pub level: rules::Level,
+    pub path: String,
+    pub span: Span,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    /// The method the primary location is in.
+    pub method: String,
+    /// The per-attempt value as written (`UUID.randomUUID()`).
+    pub source: String,
+    pub message: String,
+    /// For a value returned by a helper: where the helper evaluates it.
+    pub via: Option<Related>,
+    pub sinks: Vec<Related>,
+    pub regions: Vec<Related>,
+    /// Stable across unrelated edits: rule, file, method and the normalized source line.
+    pub fingerprint: String,
+}
+
+/// The one-based line of a byte offset of a file.
+pub(crate) fn line(project: &Project, file: u32, offset: u32) -> u32 {
+    project.files[file as usize].facts.line_of(offset)
+}
+
+pub(crate) fn related(project: &Project, loc: &Loc, message: String) -> Related {
+    Related {
+        path: project.files[loc.file as usize].path.clone(),
+        span: loc.span,
+        line: line(project, loc.file, loc.span.start),
+        column: 0,
+        end_line: line(project, loc.file, loc.span.end),
+        end_column: 0,
+        message,
+    }
+}
+
+impl Finding {
+    /// A finding of `rule` at `span` of file `file`, in `method`, with no message, related
+    /// locations, columns or fingerprint yet.
+    pub fn new(
+        rule: &'static Rule,
+        project: &Project,
+        file: u32,
+        span: Span,
+        method: String,
+        source: String,
+    ) -> Finding {
+        Finding {
+            rule,
+            level: rule.level,
+            path: project.files[file as usize].path.clone(),
+            span,
+            line: line(project, file, span.start),
+            column: 0,
+            end_line: line(project, file, span.end),
+            end_column: 0,
+            method,
+            source,
+            message: String::new(),
+            via: None,
+            sinks: Vec::new(),
+            regions: Vec::new(),
+            fingerprint: String::new(),
+        }
+    }
+
+    /// A finding of `rule` at `span` of method `m`.
+    pub fn at(
+        rule: &'static Rule,
+        project: &Project,
+        m: MethodId,
+        span: Span,
+        source: String,
+    ) -> Finding {
+        let method = project.method(m).name.clone();
+        Finding::new(rule, project, m.0, span, method, source)
+    }
+}

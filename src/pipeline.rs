@@ -1,0 +1,246 @@
+//! The phases of a run, in order: discover → scan → parse → index → regions → flow → rules →
+//! policy. [`run`] reads as that list; each phase is a function that says what it answers.
+
+mod analysis;
+mod parse;
+mod prefilter;
+
+use crate::FileError;
+use crate::findings::{self, Finding};
+use crate::semantic::{self as index, MethodId};
+use crate::workspace::read::file_error;
+use crate::dataflow as flow;
+use crate::{Options, Report, RunError, cache, catalogue, discovery, policy, rules};
+use parse::{Parsed, parse_file};
+use rayon::prelude::*;
+use std::path::PathBuf;
+
+/// The project analysed, its findings, and the methods the analysis budget cut short.
+type Analysed = (index::Project, Vec<Finding>, Vec<MethodId>);
+
+/// With `RETRYLINT_TIMINGS` set, each phase prints its wall time to standard error.
+pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
+    if std::env::var_os("RETRYLINT_TIMINGS").is_none() {
+        return f();
+    }
+    let t0 = std::time::Instant::now();
+    let out = f();
+    eprintln!("retrylint: {name}: {:.3}s", t0.elapsed().as_secs_f64());
+    out
+}
+
+pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
+    check_rule_names(opts)?;
+    let owned = extra_catalogue(opts)?;
+    let cat = owned
+        .as_ref()
+        .unwrap_or_else(|| catalogue::Catalogue::builtin());
+    let found = discover(opts)?;
+    let cache = match &opts.cache_dir {
+        Some(root) => cache::Cache::open(root),
+        None => cache::Cache::disabled(),
+    };
+    let mut report = Report::default();
+    for (p, msg) in &found.problems {
+        report
+            .errors
+            .push(file_error(&discovery::display_path(p), "read", msg.clone()));
+    }
+    let (project, mut findings, truncated) = if opts.prefilter {
+        prefilter::analyse(&found.java, opts, cat, &cache, &mut report)
+    } else {
+        analyse_every_file(&found.java, opts, cat, &cache, &mut report)
+    };
+    syntax_warnings(&project, &mut report);
+    let scope = crate::workspace::ReportScope::new(opts.report_scope.as_deref(), &found.java);
+    scope.count(&found.java, &mut report);
+    for (ext, _) in &found.other {
+        *report.summary.not_analysed.entry(ext.clone()).or_default() += 1;
+    }
+    budget_warnings(&project, &truncated, &mut report);
+    findings.retain(|f| selected(opts, f) && scope.contains(&f.path));
+    read_texts(&found.java, &findings, opts, &mut report);
+    findings::finish(&mut findings, &report.texts);
+    report
+        .errors
+        .sort_by(|a, b| (&a.path, a.line, a.kind).cmp(&(&b.path, b.line, b.kind)));
+    report.summary.findings = findings.len();
+    for f in &findings {
+        *report
+            .summary
+            .by_rule
+            .entry(f.rule.id.to_string())
+            .or_default() += 1;
+    }
+    report.findings = findings;
+    // Rule settings, suppressions and the baseline, on the finished findings.
+    let analysed: Vec<PathBuf> = found
+        .java
+        .iter()
+        .filter(|p| scope.contains(&discovery::display_path(p)))
+        .cloned()
+        .collect();
+    policy::apply(opts, &mut report, &analysed)?;
+    Ok(report)
+}
+
+/// Every rule named by `--select` and `--ignore` exists.
+fn check_rule_names(opts: &Options) -> Result<(), RunError> {
+    for r in opts.select.iter().chain(&opts.ignore) {
+        if rules::by_id(r).is_none() {
+            return Err(RunError::BadRule(r.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// The built-in catalogue with the rows of `--catalogue` files and `retrylint.toml`, when
+/// there are any (`None`: the built-in catalogue alone).
+fn extra_catalogue(opts: &Options) -> Result<Option<catalogue::Catalogue>, RunError> {
+    let config_rows = opts.config.as_ref().and_then(|c| {
+        let rows = c.catalogue.clone()?;
+        Some((discovery::display_path(&c.path), rows))
+    });
+    if opts.catalogues.is_empty() && config_rows.is_none() {
+        return Ok(None);
+    }
+    let mut files: Vec<(String, String)> = config_rows.into_iter().collect();
+    for p in &opts.catalogues {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| RunError::Catalogue(format!("{}: cannot read: {e}", p.display())))?;
+        files.push((p.display().to_string(), text));
+    }
+    catalogue::Catalogue::with_extra(&files)
+        .map(Some)
+        .map_err(RunError::Catalogue)
+}
+
+/// The files of the run: discovered under the paths, then filtered by `retrylint.toml`'s
+/// include/exclude globs (also for files named on the command line).
+fn discover(opts: &Options) -> Result<discovery::Discovered, RunError> {
+    let found = phase("discover", || discovery::discover(&opts.paths))
+        .map_err(|e| RunError::MissingPath(e.0))?;
+    let found = match &opts.config {
+        Some(c) => c.retain_files(found),
+        None => found,
+    };
+    if let Some(p) = &opts.progress {
+        p.start(found.java.len());
+    }
+    Ok(found)
+}
+
+/// `--no-prefilter`: parse every file, index the project and analyse it.
+fn analyse_every_file(
+    paths: &[PathBuf],
+    opts: &Options,
+    cat: &catalogue::Catalogue,
+    cache: &cache::Cache,
+    report: &mut Report,
+) -> Analysed {
+    let loaded: Vec<(String, Result<Parsed, FileError>)> = phase("parse", || {
+        paths
+            .par_iter()
+            .map(|p| {
+                let shown = discovery::display_path(p);
+                let r = parse_file(p, &shown, opts, cache, None);
+                if let Some(c) = &opts.progress {
+                    c.file_done();
+                }
+                (shown, r)
+            })
+            .collect()
+    });
+    if let Some(p) = &opts.progress {
+        p.files_read();
+    }
+    let mut files = Vec::new();
+    for (shown, r) in loaded {
+        match r {
+            Ok(p) => files.push(index::SourceFile {
+                path: shown,
+                facts: p.facts,
+            }),
+            Err(e) => {
+                report.summary.files_failed += 1;
+                report.errors.push(e);
+            }
+        }
+    }
+    report.summary.files_scanned = files.len();
+    let project = phase("index", || index::Project::new(files));
+    let (findings, truncated) = analysis::find(&project, cat, None, false);
+    (project, findings, truncated)
+}
+
+/// A warning for each file with syntax errors (the rest of it is still analysed).
+fn syntax_warnings(project: &index::Project, report: &mut Report) {
+    for f in &project.files {
+        if let Some(first) = f.facts.syntax_errors.first() {
+            report.summary.files_with_syntax_errors += 1;
+            report.errors.push(FileError {
+                path: f.path.clone(),
+                kind: "syntax",
+                severity: "warning",
+                message: format!(
+                    "{} syntax error(s); the rest of the file is still analysed",
+                    f.facts.syntax_errors.len()
+                ),
+                line: Some(f.facts.line_of(first.start)),
+            });
+        }
+    }
+}
+
+/// A warning for each method the analysis budget cut short.
+fn budget_warnings(project: &index::Project, truncated: &[MethodId], report: &mut Report) {
+    for m in truncated {
+        let mm = project.method(*m);
+        report.errors.push(FileError {
+            path: project.files[m.0 as usize].path.clone(),
+            kind: "budget",
+            severity: "warning",
+            message: format!(
+                "method `{}` is larger than the analysis budget ({} steps); it was analysed in part",
+                mm.name,
+                flow::MAX_STEPS
+            ),
+            line: Some(project.files[m.0 as usize].facts.line_of(mm.name_span.start)),
+        });
+    }
+}
+
+/// Is `f`'s rule selected by `--select` and not ignored by `--ignore`?
+fn selected(opts: &Options, f: &Finding) -> bool {
+    let named = |list: &[String]| {
+        list.iter()
+            .any(|s| rules::by_id(s).is_some_and(|r| r.id == f.rule.id))
+    };
+    (opts.select.is_empty() || named(&opts.select)) && !named(&opts.ignore)
+}
+
+/// The text of every file a finding points into, for columns, code frames and line hashes.
+fn read_texts(paths: &[PathBuf], findings: &[Finding], opts: &Options, report: &mut Report) {
+    let by_shown: std::collections::HashMap<String, &PathBuf> = paths
+        .iter()
+        .map(|p| (discovery::display_path(p), p))
+        .collect();
+    for f in findings {
+        let related = f
+            .sinks
+            .iter()
+            .chain(&f.regions)
+            .chain(&f.via)
+            .map(|r| &r.path);
+        for path in std::iter::once(&f.path).chain(related) {
+            if !report.texts.contains_key(path)
+                && let Some(p) = by_shown.get(path)
+                && let Ok(b) = opts.reader.read(p)
+            {
+                report
+                    .texts
+                    .insert(path.clone(), String::from_utf8_lossy(&b).into_owned());
+            }
+        }
+    }
+}

@@ -1,0 +1,548 @@
+//! Parse only what can matter (see [`crate::scope`]): files with an effect word and, backwards,
+//! the files naming what leads to one; then, forwards, whatever a lookup of the analysis
+//! depended on, until the analysis of the parsed files is the analysis of the whole project.
+
+use super::parse::{Parsed, Part, parse_file};
+use super::{Analysed, analysis};
+use crate::FileError;
+use crate::workspace::read::read;
+use crate::semantic as index;
+use crate::{Options, Report, cache, catalogue, discovery, phase, scope};
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+/// A file read and scanned as bytes.
+struct Input {
+    path: PathBuf,
+    shown: String,
+    scan: scope::Scan,
+}
+
+pub(super) fn analyse(
+    paths: &[PathBuf],
+    opts: &Options,
+    cat: &catalogue::Catalogue,
+    cache: &cache::Cache,
+    report: &mut Report,
+) -> Analysed {
+    let needles = scope::Needles::new(cat);
+    let inputs = scan_inputs(paths, opts, &needles, report);
+    let mut files = Files {
+        n: inputs.len(),
+        parsed: (0..inputs.len()).map(|_| None).collect(),
+        tried: vec![false; inputs.len()],
+        inputs,
+        opts,
+        cache,
+        needles: &needles,
+    };
+    match backward(&mut files, report) {
+        Some(in_b) => forward(&mut files, &in_b, cat, report),
+        None => everything(&mut files, cat, report),
+    }
+}
+
+/// Read (or take from the scan cache) and scan every file; types declared in a package shadow
+/// side-effect class names in its files.
+fn scan_inputs(
+    paths: &[PathBuf],
+    opts: &Options,
+    needles: &scope::Needles,
+    report: &mut Report,
+) -> Vec<Option<Input>> {
+    let mut scans = match &opts.cache_dir {
+        Some(root) => cache::ScanCache::open(root, &needles.fingerprint),
+        None => cache::ScanCache::disabled(),
+    };
+    type Read = (Input, Option<(u128, u64)>, bool);
+    let read_all: Vec<Result<Read, FileError>> = phase("read", || {
+        paths
+            .par_iter()
+            .map(|p| {
+                let shown = discovery::display_path(p);
+                let stamp = std::fs::metadata(p)
+                    .ok()
+                    .filter(|m| m.is_file() && m.len() <= opts.max_file_bytes)
+                    .and_then(|m| cache::stamp(&m));
+                let cached = scans.get(&shown, stamp).cloned();
+                let fresh = cached.is_none();
+                let scan = match cached {
+                    Some(s) => Ok(s),
+                    None => read(p, &shown, opts.max_file_bytes, &opts.reader)
+                        .map(|bytes| scope::Scan::of(&bytes, needles)),
+                };
+                if let Some(c) = &opts.progress {
+                    c.file_done();
+                }
+                let input = Input {
+                    path: p.clone(),
+                    scan: scan?,
+                    shown,
+                };
+                Ok((input, stamp, fresh))
+            })
+            .collect()
+    });
+    if let Some(p) = &opts.progress {
+        p.files_read();
+    }
+    let mut inputs: Vec<Option<Input>> = Vec::with_capacity(read_all.len());
+    let mut entries = HashMap::new();
+    let mut changed = false;
+    for r in read_all {
+        match r {
+            Ok((i, stamp, fresh)) => {
+                changed |= fresh;
+                if let Some((modified, size)) = stamp {
+                    let scan = i.scan.clone();
+                    entries.insert(
+                        i.shown.clone(),
+                        cache::ScanEntry {
+                            modified,
+                            size,
+                            scan,
+                        },
+                    );
+                }
+                inputs.push(Some(i));
+            }
+            Err(e) => {
+                report.summary.files_failed += 1;
+                report.errors.push(e);
+                inputs.push(None);
+            }
+        }
+    }
+    scans.save(entries, changed);
+    report.summary.files_scanned = inputs.iter().flatten().count();
+    shadow_declared(&mut inputs);
+    inputs
+}
+
+/// Types declared in each package shadow side-effect class names in its files.
+fn shadow_declared(inputs: &mut [Option<Input>]) {
+    let mut declared: HashMap<Option<String>, HashSet<u32>> = HashMap::new();
+    for i in inputs.iter().flatten() {
+        declared
+            .entry(i.scan.package.clone())
+            .or_default()
+            .extend(i.scan.declared.iter().copied());
+    }
+    for i in inputs.iter_mut().flatten() {
+        if !i.scan.live.is_empty()
+            && let Some(d) = declared.get(&i.scan.package)
+        {
+            i.scan.shadow(d);
+        }
+    }
+}
+
+/// The scanned files and those parsed so far.
+struct Files<'a> {
+    n: usize,
+    inputs: Vec<Option<Input>>,
+    parsed: Vec<Option<Parsed>>,
+    tried: Vec<bool>,
+    opts: &'a Options,
+    cache: &'a cache::Cache,
+    needles: &'a scope::Needles,
+}
+
+impl Files<'_> {
+    /// Parse the files `want`; with `parts`, also the tokens of each method and field (for
+    /// the backward closure).
+    fn parse(&mut self, want: Vec<usize>, parts: bool, report: &mut Report) {
+        let out: Vec<(usize, Result<Parsed, FileError>)> = want
+            .par_iter()
+            .filter_map(|i| {
+                let input = self.inputs[*i].as_ref()?;
+                let parts = parts.then_some((self.needles, input.scan.effect));
+                let r = parse_file(&input.path, &input.shown, self.opts, self.cache, parts);
+                Some((*i, r))
+            })
+            .collect();
+        for (i, r) in out {
+            self.tried[i] = true;
+            match r {
+                Ok(p) => self.parsed[i] = Some(p),
+                Err(e) => {
+                    report.summary.files_failed += 1;
+                    report.summary.files_scanned -= 1;
+                    report.errors.push(e);
+                }
+            }
+        }
+    }
+
+    /// The files not parsed yet whose scan satisfies `pred`.
+    fn untried(&self, pred: &(dyn Fn(&scope::Scan) -> bool + Sync)) -> Vec<usize> {
+        (0..self.n)
+            .into_par_iter()
+            .filter(|i| !self.tried[*i] && self.inputs[*i].as_ref().is_some_and(|x| pred(&x.scan)))
+            .collect()
+    }
+
+    fn scan(&self, i: usize) -> Option<&scope::Scan> {
+        self.inputs[i].as_ref().map(|x| &x.scan)
+    }
+
+    fn parsed_count(&self) -> usize {
+        self.parsed.iter().flatten().count()
+    }
+}
+
+/// Names that lead to an effect word, found so far: methods, constructed classes, and per
+/// side-effect row the names of fields and methods through which its methods are called.
+struct Closure {
+    /// Per file, per method: does it lead to an effect?
+    in_b: Vec<Vec<bool>>,
+    names: HashSet<u32>,
+    ctors: HashSet<u32>,
+    /// Per side-effect row: names of fields and methods whose text names one of its classes
+    /// (`PaymentsApi api;`, `StripeClient stripe() {…}`), through which its methods are called.
+    carriers: Vec<HashSet<u32>>,
+    field_carriers: Vec<HashSet<(usize, u32)>>,
+    /// Files already checked against every name (then only against the names found since).
+    checked: Vec<bool>,
+}
+
+/// What one pass of the closure added.
+#[derive(Default)]
+struct Added {
+    names: HashSet<u32>,
+    ctors: HashSet<u32>,
+    carriers: Vec<HashSet<u32>>,
+}
+
+impl Added {
+    fn grew(&self) -> bool {
+        !self.names.is_empty()
+            || !self.ctors.is_empty()
+            || self.carriers.iter().any(|c| !c.is_empty())
+    }
+}
+
+/// Backwards from the effect words: the methods (per file) that can lead to a key sink or a
+/// side effect, or `None` when too many files may matter for the prefilter to pay off.
+fn backward(files: &mut Files, report: &mut Report) -> Option<Vec<Vec<bool>>> {
+    let n = files.n;
+    let rows = files.needles.rows.len();
+    let mut cl = Closure {
+        in_b: vec![Vec::new(); n],
+        names: HashSet::new(),
+        ctors: HashSet::new(),
+        carriers: vec![HashSet::new(); rows],
+        field_carriers: vec![HashSet::new(); n],
+        checked: vec![false; n],
+    };
+    let mut want = files.untried(&|s| s.effect);
+    let limit = (n as f64 * files.opts.prefilter_max_share) as usize;
+    let mut too_many = false;
+    phase("backward", || {
+        while !want.is_empty() {
+            if files.parsed_count() + want.len() > limit {
+                too_many = true;
+                break;
+            }
+            files.parse(std::mem::take(&mut want), true, report);
+            let new = cl.close(files);
+            want = files.untried(&|s| {
+                scope::mentions(&s.tokens, &new.names)
+                    || scope::mentions(&s.tokens, &new.ctors)
+                    || files
+                        .needles
+                        .rows
+                        .iter()
+                        .zip(&new.carriers)
+                        .any(|(row, car)| {
+                            // A file that may call one of the row's methods through a carrier.
+                            scope::mentions(&s.tokens, car)
+                                && scope::mentions(&s.tokens, &row.methods)
+                        })
+            });
+            if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+                eprintln!(
+                    "retrylint: backward round: {} files parsed, {} more needed, {} names",
+                    files.parsed_count(),
+                    want.len(),
+                    cl.names.len() + cl.ctors.len()
+                );
+            }
+        }
+    });
+    if too_many {
+        return None;
+    }
+    // The text of methods and fields is not needed any more.
+    for p in files.parsed.iter_mut().flatten() {
+        p.methods = Vec::new();
+        p.fields = Vec::new();
+    }
+    Some(cl.in_b)
+}
+
+impl Closure {
+    /// Grow the names over the parsed files until nothing is added; what was added in all.
+    fn close(&mut self, files: &Files) -> Added {
+        let rows = files.needles.rows.len();
+        let mut new = Added {
+            carriers: vec![HashSet::new(); rows],
+            ..Added::default()
+        };
+        // A file is checked against every name once, then only against the names found since
+        // the previous pass.
+        let mut delta = Added {
+            carriers: vec![HashSet::new(); rows],
+            ..Added::default()
+        };
+        loop {
+            let mut added = Added {
+                carriers: self.new_carriers(files),
+                ..Added::default()
+            };
+            for (r, a) in added.carriers.iter().enumerate() {
+                self.carriers[r].extend(a);
+                new.carriers[r].extend(a);
+            }
+            let mut carriers_now: Vec<HashSet<u32>> = delta.carriers.clone();
+            for (r, a) in added.carriers.iter().enumerate() {
+                carriers_now[r].extend(a);
+            }
+            self.mark_methods(files, &delta, &carriers_now, &mut added);
+            for (i, p) in files.parsed.iter().enumerate() {
+                self.checked[i] |= p.is_some();
+            }
+            let grew = added.grew();
+            self.names.extend(&added.names);
+            self.ctors.extend(&added.ctors);
+            new.names.extend(&added.names);
+            new.ctors.extend(&added.ctors);
+            delta = added;
+            if !grew {
+                return new;
+            }
+        }
+    }
+
+    /// Carriers in files not checked yet: methods returning one of a row's types are called
+    /// from anywhere; fields holding one are used in their own file.
+    fn new_carriers(&mut self, files: &Files) -> Vec<HashSet<u32>> {
+        let needles = files.needles;
+        let mut added: Vec<HashSet<u32>> = vec![HashSet::new(); needles.rows.len()];
+        for (i, p) in files.parsed.iter().enumerate() {
+            let Some(p) = p else { continue };
+            if self.checked[i] {
+                continue;
+            }
+            let Some(scan) = files.scan(i) else {
+                continue;
+            };
+            if scan.live.is_empty() {
+                continue;
+            }
+            let methods = p.facts.methods.iter().map(|m| (&m.name, &m.ret, true));
+            let fields = p.facts.classes.iter().flat_map(|c| &c.fields);
+            for (name, ty, method) in methods.chain(fields.map(|f| (&f.name, &f.ty, false))) {
+                let ty = scope::tokens(ty.as_bytes());
+                let h = scope::token_hash(name.as_bytes());
+                for (r, row) in needles.rows.iter().enumerate() {
+                    if !scan.names_live_class(row, &ty) {
+                        continue;
+                    }
+                    if !method {
+                        self.field_carriers[i].insert((r, h));
+                    } else if !self.carriers[r].contains(&h) {
+                        added[r].insert(h);
+                    }
+                }
+            }
+        }
+        added
+    }
+
+    /// Mark the methods that lead to an effect (a file not checked yet against every name,
+    /// a checked one against `delta` and `carriers_now`), adding their names to `added`.
+    fn mark_methods(
+        &mut self,
+        files: &Files,
+        delta: &Added,
+        carriers_now: &[HashSet<u32>],
+        added: &mut Added,
+    ) {
+        for (i, p) in files.parsed.iter().enumerate() {
+            let Some(p) = p else { continue };
+            let full = !self.checked[i];
+            let (nm, ct, cr) = if full {
+                (&self.names, &self.ctors, &self.carriers[..])
+            } else {
+                (&delta.names, &delta.ctors, carriers_now)
+            };
+            let Some(scan) = files.scan(i) else {
+                continue;
+            };
+            let b = &mut self.in_b[i];
+            b.resize(p.methods.len(), false);
+            for (mi, part) in p.methods.iter().enumerate() {
+                if b[mi]
+                    || !(scope::mentions(&part.tokens, nm)
+                        || scope::mentions(&part.news, ct)
+                        || has_effect(files.needles, part, scan, &self.field_carriers[i], full, cr))
+                {
+                    continue;
+                }
+                b[mi] = true;
+                let m = &p.facts.methods[mi];
+                // Its users know it by its name, a constructor by its class's names.
+                if !m.is_ctor && m.name != "<init>" {
+                    let h = scope::token_hash(m.name.as_bytes());
+                    if !self.names.contains(&h) {
+                        added.names.insert(h);
+                    }
+                }
+                let mut c = Some(m.class);
+                while let Some(ci) = c {
+                    let class = &p.facts.classes[ci];
+                    let h = scope::token_hash(class.name.as_bytes());
+                    if !self.ctors.contains(&h) {
+                        added.ctors.insert(h);
+                    }
+                    c = class.outer;
+                }
+            }
+            // Constants naming a key header, fields named as keys.
+            if full {
+                for (name, part) in &p.fields {
+                    let h = scope::token_hash(name.as_bytes());
+                    if part.text_hit && !self.names.contains(&h) {
+                        added.names.insert(h);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Does `part` reach a side effect? Full: text, side-effect class, carrier or field; delta:
+/// only new carriers.
+fn has_effect(
+    needles: &scope::Needles,
+    part: &Part,
+    scan: &scope::Scan,
+    fields: &HashSet<(usize, u32)>,
+    full: bool,
+    cars: &[HashSet<u32>],
+) -> bool {
+    (full && part.text_hit)
+        || needles
+            .rows
+            .iter()
+            .zip(cars)
+            .enumerate()
+            .any(|(r, (row, car))| {
+                scope::mentions(&part.tokens, &row.methods)
+                    && ((full
+                        && (row.any_class
+                            || scan.names_live_class(row, &part.tokens)
+                            || part.tokens.iter().any(|t| fields.contains(&(r, *t)))))
+                        || scope::mentions(&part.tokens, car))
+            })
+}
+
+/// Most files may matter: parse the rest and analyse everything, as --no-prefilter does.
+fn everything(files: &mut Files, cat: &catalogue::Catalogue, report: &mut Report) -> Analysed {
+    let rest: Vec<usize> = (0..files.n).filter(|i| !files.tried[*i]).collect();
+    phase("parse", || files.parse(rest, false, report));
+    let sources: Vec<index::SourceFile> = (0..files.n)
+        .filter_map(|i| {
+            let p = files.parsed[i].take()?;
+            Some(index::SourceFile {
+                path: files.inputs[i].as_ref()?.shown.clone(),
+                facts: p.facts,
+            })
+        })
+        .collect();
+    let project = phase("index", || index::Project::new(sources));
+    let (findings, truncated) = analysis::find(&project, cat, None, false);
+    (project, findings, truncated)
+}
+
+/// Forwards from the regions, until no lookup depends on a file not parsed: cheap rounds that
+/// stop once the reached methods are known, then the whole analysis, which may look up more
+/// (and then goes round again).
+fn forward(
+    files: &mut Files,
+    in_b: &[Vec<bool>],
+    cat: &catalogue::Catalogue,
+    report: &mut Report,
+) -> Analysed {
+    let mut round = 0;
+    let mut probe = true;
+    loop {
+        round += 1;
+        let order: Vec<usize> = (0..files.n)
+            .filter(|i| files.parsed[*i].is_some())
+            .collect();
+        let (sources, only) = take_sources(files, &order, in_b);
+        let project = phase("index", || index::Project::recording(sources));
+        let (findings, truncated) = analysis::find(&project, cat, Some(&only), probe);
+        let deps = project.deps().map(|d| d.index());
+        let want = match &deps {
+            Some(d) => files.untried(&|s| d.matches(s)),
+            None => Vec::new(),
+        };
+        if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+            eprintln!(
+                "retrylint: forward round {round}{}: {} files parsed, {} more needed",
+                if probe { " (probe)" } else { "" },
+                order.len(),
+                want.len()
+            );
+        }
+        if want.is_empty() && !probe {
+            return (project, findings, truncated);
+        }
+        probe = !want.is_empty();
+        for (k, f) in project.into_files().into_iter().enumerate() {
+            if let Some(p) = files.parsed[order[k]].as_mut() {
+                p.facts = f.facts;
+            }
+        }
+        if want.is_empty() {
+            continue;
+        }
+        phase("parse more", || files.parse(want, false, report));
+    }
+}
+
+/// The parsed files `order` as the project's sources (their facts taken out, to be put back
+/// after the round), and the methods of the backward closure by their index in the project.
+fn take_sources(
+    files: &mut Files,
+    order: &[usize],
+    in_b: &[Vec<bool>],
+) -> (Vec<index::SourceFile>, HashSet<index::MethodId>) {
+    let mut only = HashSet::new();
+    let sources = order
+        .iter()
+        .enumerate()
+        .map(|(k, i)| {
+            for (mi, b) in in_b[*i].iter().enumerate() {
+                if *b {
+                    only.insert((k as u32, mi as u32));
+                }
+            }
+            index::SourceFile {
+                path: files.inputs[*i]
+                    .as_ref()
+                    .map(|x| x.shown.clone())
+                    .unwrap_or_default(),
+                facts: files.parsed[*i]
+                    .as_mut()
+                    .map(|p| std::mem::take(&mut p.facts))
+                    .unwrap_or_default(),
+            }
+        })
+        .collect();
+    (sources, only)
+}
