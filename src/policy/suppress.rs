@@ -134,6 +134,16 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
     {
         return out;
     }
+    // A lone CR ends a line in Java (JLS 3.4), but tree-sitter-java's `//` comment runs on to
+    // the next LF: an LF in its place keeps every byte offset and counts lines as the parse of
+    // the file for the analysis does.
+    let normalized;
+    let text = if text.contains('\r') {
+        normalized = lone_cr_to_lf(text);
+        normalized.as_str()
+    } else {
+        text
+    };
     let Some(tree) = parser.parse(text, None) else {
         return out;
     };
@@ -280,6 +290,20 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
         }
     }
     out.sort_by_key(|d| (d.span.start, d.span.end));
+    out
+}
+
+/// `text` with each CR that is not followed by an LF replaced by an LF.
+fn lone_cr_to_lf(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(if c == '\r' && chars.peek() != Some(&'\n') {
+            '\n'
+        } else {
+            c
+        });
+    }
     out
 }
 
@@ -537,6 +561,38 @@ mod tests {
         assert_eq!(ds[1].reason.as_deref(), Some("counted once"));
         assert_eq!(ds[2].unknown, vec!["RL09".to_string()]);
         assert_eq!(ds[2].rules.as_ref().map(Vec::len), Some(0));
+    }
+
+    #[test]
+    fn a_directive_in_a_file_with_lone_cr_line_endings_keeps_its_finding_suppressed() {
+        let java = [
+            "import com.stripe.model.Charge;",
+            "import com.stripe.net.RequestOptions;",
+            "import com.stripe.param.ChargeCreateParams;",
+            "import java.util.UUID;",
+            "import org.springframework.retry.annotation.Retryable;",
+            "",
+            "class Billing {",
+            "    @Retryable",
+            "    Charge charge(ChargeCreateParams params) throws Exception {",
+            "        // retrylint:ignore RL001 -- the provider deduplicates on the order reference",
+            "        String key = UUID.randomUUID().toString();",
+            "        return Charge.create(params, RequestOptions.builder().setIdempotencyKey(key).build());",
+            "    }",
+            "}",
+            "",
+        ]
+        .join("\r");
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(dir.path().join("Billing.java"), &java).expect("the file is written");
+        let report = crate::check(&crate::Options::new(vec![dir.path().to_path_buf()]))
+            .expect("the check runs");
+        let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.id).collect();
+        assert_eq!(rules, Vec::<&str>::new());
+        assert_eq!(report.suppressed.len(), 1);
+        assert_eq!(report.suppressed[0].finding.rule.id, "RL001");
+        assert_eq!(report.suppressed[0].line, 10);
+        assert_eq!(report.suppressed[0].finding.line, 11);
     }
 
     #[test]
