@@ -146,3 +146,32 @@ impl std::fmt::Display for Place {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Place;
+
+    #[test]
+    fn a_property_of_a_parameter_entity_is_owned_by_the_parameter() {
+        let p = Place::prop(Place::prop(Place::local("order"), "customer"), "key");
+        assert_eq!(p.prop_owner(), Some(&Place::local("order")));
+        assert!(!p.on_this() && !p.has_entry() && !p.is_variable());
+        assert_eq!(p.to_string(), "order#customer#key");
+    }
+
+    #[test]
+    fn a_stored_entry_under_a_key_with_separators_stays_one_entry() {
+        let p = Place::entry(Place::local("ctx"), "retry#key@1");
+        assert!(p.has_entry());
+        assert_eq!(p.prop_owner(), None);
+        assert_eq!(p.root(), &Place::local("ctx"));
+    }
+
+    #[test]
+    fn fields_of_this_outlive_the_attempt() {
+        let p = Place::prop(Place::this("pending"), "key");
+        assert!(p.on_this());
+        assert_eq!(Place::this("n").variable_name(), Some("n"));
+        assert_eq!(p.variable_name(), None);
+    }
+}
