@@ -42,7 +42,7 @@ impl Cx<'_> {
                 c.recv
                     .as_ref()
                     .and_then(|r| self.place_of(r))
-                    .is_some_and(|p| p.starts_with("this."))
+                    .is_some_and(|p| p.on_this())
             });
         let mut args = Vec::with_capacity(c.args.len());
         let outer_guard = self.guarded;
@@ -77,7 +77,7 @@ impl Cx<'_> {
         if self.cat.sources.counter_methods.contains(&c.name)
             && let Some(place) = c.recv.as_ref().and_then(|r| self.counter_place(r))
         {
-            let label = format!("{}.{}()", place.trim_start_matches("this."), c.name);
+            let label = format!("{}.{}()", place.variable_name().unwrap_or_default(), c.name);
             return self.counter(&place, c.span, label);
         }
         if let Some(kind) = self.source_of_call(c) {
@@ -85,7 +85,10 @@ impl Cx<'_> {
             let t = self.fresh(kind, c.span, c.scope, label, None);
             // `rnd.nextBytes(buf)` fills its argument.
             for a in &c.args {
-                if let Some(p) = self.place_of(a).filter(|p| self.is_local(p)) {
+                if let Some(p) = self
+                    .place_of(a)
+                    .filter(|p| p.as_local().is_some_and(|n| self.is_local(n)))
+                {
                     self.assign_place(p, t.clone(), false, None);
                 }
             }
@@ -106,7 +109,7 @@ impl Cx<'_> {
             && let Some(owner) = self.place_of(r)
             && args.len() == 1
         {
-            let place = format!("{owner}#{prop}");
+            let place = Place::prop(owner, &prop);
             self.assign_place(place, args[0].clone(), true, Some(c.span));
         }
         if c.args.is_empty()
@@ -144,8 +147,7 @@ impl Cx<'_> {
         if let Some(r) = &c.recv
             && is_mutator(&c.name)
             && let Some(p) = self.place_of(mutated_root(r))
-            && !p.contains('#')
-            && !p.contains('@')
+            && p.is_variable()
         {
             self.assign_place(p, t.clone(), false, None);
         }
@@ -216,7 +218,7 @@ impl Cx<'_> {
                     .and_then(|k| self.project.constant(self.class, k))
                 && let Some(v) = args.get(s.value_arg)
             {
-                self.assign_place(format!("{owner}@{key}"), v.clone(), true, Some(c.span));
+                self.assign_place(Place::entry(owner, &key), v.clone(), true, Some(c.span));
             }
         }
         // Persisting an entity makes its generate-once values durable.
@@ -231,7 +233,7 @@ impl Cx<'_> {
             for a in &c.args {
                 if let Some(p) = self.place_of(a) {
                     self.persisted.push((p.clone(), self.stores.len()));
-                    let done: Vec<(String, Taint, Vec<Span>)> = self
+                    let done: Vec<(Place, Taint, Vec<Span>)> = self
                         .pending
                         .iter()
                         .filter(|x| x.owner == p)
@@ -329,7 +331,7 @@ impl Cx<'_> {
                 for (f, d) in fs {
                     let label = format!("{}() (which stores {} in `{f}`)", c.name, d.label);
                     let t = self.fresh(d.kind, c.span, c.scope, label, Some(d));
-                    self.env.insert(format!("this.{f}"), t);
+                    self.env.insert(Place::this(&f), t);
                 }
             }
         }

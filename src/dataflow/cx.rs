@@ -50,7 +50,7 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
             }
             None => [Origin::Param(i as u16)].into(),
         };
-        cx.env.insert(p.name.clone(), origin);
+        cx.env.insert(Place::local(&p.name), origin);
         cx.types.insert(p.name.clone(), p.ty.clone());
     }
     if let Some(body) = &method.body {
@@ -98,21 +98,21 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
 pub(super) struct Store {
     /// Order of the write among this method's stores.
     pub(super) seq: usize,
-    pub(super) place: String,
+    pub(super) place: Place,
     pub(super) value: Taint,
     pub(super) call: Option<Span>,
 }
 
 pub(super) struct Pending {
-    pub(super) owner: String,
-    pub(super) place: String,
+    pub(super) owner: Place,
+    pub(super) place: Place,
     pub(super) fresh: Taint,
     pub(super) calls: Vec<Span>,
 }
 
 /// A guard on an `if`: which branch runs when the key is absent (or on the first attempt).
 pub(super) struct Guard {
-    pub(super) places: Vec<String>,
+    pub(super) places: Vec<Place>,
     pub(super) first_attempt: bool,
     pub(super) absent_in_then: bool,
 }
@@ -127,14 +127,14 @@ pub(super) struct Cx<'p> {
     pub(super) env: Env,
     pub(super) types: HashMap<String, String>,
     /// Local → the durable place its value was read from (`this.key`, `ctx@key`, `order#key`).
-    pub(super) read_place: HashMap<String, String>,
+    pub(super) read_place: HashMap<String, Place>,
     pub(super) first_attempt_vars: BTreeSet<String>,
     /// Values written to durable places, in order: (place, value, the storing call if any).
     pub(super) stores: Vec<Store>,
     /// Generate-once values stored on a local entity, stable once the entity is persisted.
     pub(super) pending: Vec<Pending>,
     /// Entities persisted so far: (entity local, number of stores made before).
-    pub(super) persisted: Vec<(String, usize)>,
+    pub(super) persisted: Vec<(Place, usize)>,
     /// >0 while evaluating a lambda that runs only when a key is absent.
     pub(super) suppress: u32,
     pub(super) lambda_rets: Vec<Taint>,
@@ -214,33 +214,34 @@ impl<'p> Cx<'p> {
     }
 
     /// The environment key of an expression that names a place, if it does.
-    pub(super) fn place_of(&self, e: &Expr) -> Option<String> {
+    pub(super) fn place_of(&self, e: &Expr) -> Option<Place> {
         match e.peel() {
             Expr::Name(n, _)
-                if self.is_local(n) || self.env.contains_key(n) && !self.is_field(n) =>
+                if self.is_local(n)
+                    || self.env.contains_key(&Place::local(n)) && !self.is_field(n) =>
             {
-                Some(n.clone())
+                Some(Place::local(n))
             }
             Expr::Name(n, _) if self.is_field(n) && !self.is_static_field(n) => {
-                Some(format!("this.{n}"))
+                Some(Place::this(n))
             }
-            Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => Some(format!("this.{n}")),
+            Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => Some(Place::this(n)),
             Expr::Call(c) => self.place_of_call(c),
             _ => None,
         }
     }
 
-    pub(super) fn place_of_call(&self, c: &Call) -> Option<String> {
+    pub(super) fn place_of_call(&self, c: &Call) -> Option<Place> {
         let recv = c.recv.as_ref()?;
         let owner = self.place_of(recv)?;
         if let Some(p) = property_of(&c.name, "get").or_else(|| property_of(&c.name, "is"))
             && c.args.is_empty()
         {
-            return Some(format!("{owner}#{p}"));
+            return Some(Place::prop(owner, &p));
         }
         // A record accessor: `cmd.orderId()`.
         if c.args.is_empty() {
-            let p = format!("{owner}#{}", c.name);
+            let p = Place::prop(owner.clone(), &c.name);
             if self.env.contains_key(&p) {
                 return Some(p);
             }
@@ -251,25 +252,22 @@ impl<'p> Cx<'p> {
                     .args
                     .get(s.key_arg)
                     .and_then(|k| self.project.constant(self.class, k))?;
-                return Some(format!("{owner}@{key}"));
+                return Some(Place::entry(owner, &key));
             }
         }
         None
     }
 
     /// Does a value stored at `place` outlive the attempt?
-    pub(super) fn is_durable(&self, place: &str) -> bool {
-        if place.starts_with("this.") || place.contains('@') {
+    pub(super) fn is_durable(&self, place: &Place) -> bool {
+        if place.on_this() || place.has_entry() {
             return true;
         }
-        if let Some((owner, _)) = place.split_once('#') {
-            if owner.starts_with("this.") {
-                return true;
-            }
-            // A parameter entity is held by the caller across attempts.
-            return self.method.params.iter().any(|p| p.name == owner);
-        }
-        false
+        // A parameter entity is held by the caller across attempts.
+        place
+            .prop_owner()
+            .and_then(Place::as_local)
+            .is_some_and(|owner| self.method.params.iter().any(|p| p.name == owner))
     }
 
     pub(super) fn fresh(
@@ -343,7 +341,7 @@ impl<'p> Cx<'p> {
     }
 
     pub(super) fn read_name(&self, n: &str) -> Taint {
-        if let Some(t) = self.env.get(n) {
+        if let Some(t) = self.env.get(&Place::local(n)) {
             return t.clone();
         }
         if self.is_field(n) && !self.is_static_field(n) {
@@ -353,7 +351,7 @@ impl<'p> Cx<'p> {
     }
 
     pub(super) fn read_field(&self, n: &str) -> Taint {
-        match self.env.get(&format!("this.{n}")) {
+        match self.env.get(&Place::this(n)) {
             Some(t) => t.clone(),
             None => [Origin::Field(n.to_string())].into(),
         }
@@ -361,12 +359,12 @@ impl<'p> Cx<'p> {
 
     pub(super) fn assign_place(
         &mut self,
-        place: String,
+        place: Place,
         t: Taint,
         replace: bool,
         call: Option<Span>,
     ) {
-        if place.starts_with("this.") || place.contains('#') || place.contains('@') {
+        if !matches!(place, Place::Local(_)) {
             self.stores.push(Store {
                 seq: self.stores.len(),
                 place: place.clone(),

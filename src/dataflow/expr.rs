@@ -19,7 +19,7 @@ impl Cx<'_> {
                 Expr::This(_) => self.read_field(n),
                 _ if self.is_type_name(r) => Taint::new(),
                 _ => {
-                    if let Some(p) = self.place_of(r).map(|p| format!("{p}#{n}"))
+                    if let Some(p) = self.place_of(r).map(|p| Place::prop(p, n))
                         && let Some(t) = self.env.get(&p)
                     {
                         return t.clone();
@@ -37,7 +37,7 @@ impl Cx<'_> {
                     && let Some(place) = self.counter_place(&a.target)
                 {
                     self.eval(&a.value);
-                    let label = format!("counter `{}`", place.trim_start_matches("this."));
+                    let label = format!("counter `{}`", place.variable_name().unwrap_or_default());
                     let t = self.counter(&place, a.span, label);
                     self.assign_place(place, t.clone(), true, None);
                     return t;
@@ -46,24 +46,25 @@ impl Cx<'_> {
                 let replace = a.op == "=";
                 match a.target.peel() {
                     Expr::Name(n, _)
-                        if self.is_local(n) || self.env.contains_key(n) && !self.is_field(n) =>
+                        if self.is_local(n)
+                            || self.env.contains_key(&Place::local(n)) && !self.is_field(n) =>
                     {
                         if replace {
                             self.note_read(n, Some(&a.value));
                         }
-                        self.assign_place(n.clone(), v.clone(), replace, None);
+                        self.assign_place(Place::local(n), v.clone(), replace, None);
                     }
                     Expr::Name(n, _) if self.is_field(n) => {
                         if !self.is_static_field(n) {
-                            self.assign_place(format!("this.{n}"), v.clone(), replace, None);
+                            self.assign_place(Place::this(n), v.clone(), replace, None);
                         }
                     }
                     Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => {
-                        self.assign_place(format!("this.{n}"), v.clone(), replace, None);
+                        self.assign_place(Place::this(n), v.clone(), replace, None);
                     }
                     Expr::Field(r, n, _) => {
                         if let Some(p) = self.place_of(r) {
-                            self.assign_place(format!("{p}#{n}"), v.clone(), replace, None);
+                            self.assign_place(Place::prop(p, n), v.clone(), replace, None);
                         }
                     }
                     other => {
@@ -126,7 +127,7 @@ impl Cx<'_> {
         let scope = &self.method.scopes[l.scope as usize];
         for (n, ty) in &scope.params {
             self.types.insert(n.clone(), ty.clone().unwrap_or_default());
-            self.env.insert(n.clone(), seed.clone());
+            self.env.insert(Place::local(n), seed.clone());
             self.decl_scope.insert(n.clone(), l.scope);
         }
         let outer = std::mem::replace(&mut self.cur_scope, l.scope);
@@ -146,7 +147,7 @@ impl Cx<'_> {
         let scope = &self.method.scopes[a.scope as usize];
         for (n, ty) in &scope.params {
             self.types.insert(n.clone(), ty.clone().unwrap_or_default());
-            self.env.insert(n.clone(), Taint::new());
+            self.env.insert(Place::local(n), Taint::new());
             self.decl_scope.insert(n.clone(), a.scope);
         }
         let outer = std::mem::replace(&mut self.cur_scope, a.scope);
@@ -159,11 +160,11 @@ impl Cx<'_> {
 
     /// The variable a counter update changes: a local, a field, or the array an element of
     /// which is updated.
-    pub(super) fn counter_place(&self, target: &Expr) -> Option<String> {
+    pub(super) fn counter_place(&self, target: &Expr) -> Option<Place> {
         match target.peel() {
-            Expr::Name(n, _) if self.is_local(n) => Some(n.clone()),
-            Expr::Name(n, _) if self.is_field(n) => Some(format!("this.{n}")),
-            Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => Some(format!("this.{n}")),
+            Expr::Name(n, _) if self.is_local(n) => Some(Place::local(n)),
+            Expr::Name(n, _) if self.is_field(n) => Some(Place::this(n)),
+            Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => Some(Place::this(n)),
             Expr::Op(parts, _) if parts.len() == 2 => self.counter_place(&parts[0]),
             _ => None,
         }
@@ -172,11 +173,10 @@ impl Cx<'_> {
     /// `n++`, `n += k`, `n = n + k`, `counter.incrementAndGet()` on a place declared outside
     /// the current scope: a value that differs on every attempt of a region that runs the
     /// increment but not the declaration.
-    pub(super) fn counter(&mut self, place: &str, span: Span, label: String) -> Taint {
-        let decl = if place.starts_with("this.") {
-            None
-        } else {
-            Some(self.decl_scope.get(place).copied().unwrap_or(0))
+    pub(super) fn counter(&mut self, place: &Place, span: Span, label: String) -> Taint {
+        let decl = match place {
+            Place::Local(n) => Some(self.decl_scope.get(n).copied().unwrap_or(0)),
+            _ => None,
         };
         if decl == Some(self.cur_scope) {
             return Taint::new();

@@ -112,11 +112,11 @@ impl Cx<'_> {
         &mut self,
         g: &Guard,
         before: &Env,
-        read_before: &HashMap<String, String>,
+        read_before: &HashMap<String, Place>,
         absent: &mut Env,
         stores: &[Store],
     ) {
-        let mut changed: Vec<String> = absent
+        let mut changed: Vec<Place> = absent
             .iter()
             .filter(|(k, v)| before.get(*k) != Some(*v))
             .map(|(k, _)| k.clone())
@@ -124,7 +124,7 @@ impl Cx<'_> {
         changed.sort();
         for k in changed {
             let v = absent[&k].clone();
-            let read = read_before.get(&k).cloned();
+            let read = k.as_local().and_then(|n| read_before.get(n)).cloned();
             let relevant = g.first_attempt
                 || g.places.contains(&k)
                 || read.as_ref().is_some_and(|r| g.places.contains(r));
@@ -140,8 +140,8 @@ impl Cx<'_> {
                 .iter()
                 .filter(|st| {
                     let same_place = st.place == k
-                        || read.as_deref() == Some(st.place.as_str())
-                        || (g.first_attempt && st.place.contains('@'));
+                        || read.as_ref() == Some(&st.place)
+                        || (g.first_attempt && st.place.has_entry());
                     same_place && fresh.is_subset(&st.value)
                 })
                 .collect();
@@ -155,7 +155,7 @@ impl Cx<'_> {
             if stored_durably {
                 absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
                 self.drop_store_events(&fresh, &calls);
-            } else if let Some((owner, _)) = k.split_once('#') {
+            } else if let Some(owner) = k.prop_owner() {
                 // An entity of this attempt: stable only once persisted.
                 let first_store = matching.iter().map(|st| st.seq).min().unwrap_or(0);
                 if self
@@ -168,7 +168,7 @@ impl Cx<'_> {
                     continue;
                 }
                 self.pending.push(Pending {
-                    owner: owner.to_string(),
+                    owner: owner.clone(),
                     place: k.clone(),
                     fresh,
                     calls,
@@ -184,7 +184,7 @@ impl Cx<'_> {
     }
 
     /// `Optional.ofNullable(place).orElseGet(…)`: the place whose absence the supplier fills.
-    pub(super) fn fallback_place(&self, c: &Call) -> Option<String> {
+    pub(super) fn fallback_place(&self, c: &Call) -> Option<Place> {
         if !self.cat.guards.absent_fallbacks.contains(&c.name) {
             return None;
         }
@@ -196,7 +196,7 @@ impl Cx<'_> {
 
     /// A fallback supplier that stores its fresh value back into the place it stands in for,
     /// durably, is a generate-once guard: its value is stable.
-    pub(super) fn eval_fallback(&mut self, l: &Lambda, place: &str) -> Taint {
+    pub(super) fn eval_fallback(&mut self, l: &Lambda, place: &Place) -> Taint {
         let mark = self.stores.len();
         let persisted = self.persisted.len();
         let t = self.eval_lambda(l, &Taint::new());
@@ -207,18 +207,18 @@ impl Cx<'_> {
             .collect();
         let stored: Vec<Store> = self.stores[mark..]
             .iter()
-            .filter(|st| st.place == place && !fresh.is_empty() && fresh.is_subset(&st.value))
+            .filter(|st| st.place == *place && !fresh.is_empty() && fresh.is_subset(&st.value))
             .cloned()
             .collect();
         let Some(first) = stored.iter().map(|st| st.seq).min() else {
             return t;
         };
-        let owner = place.split_once('#').map(|(o, _)| o.to_string());
+        let owner = place.prop_owner();
         let durable = self.is_durable(place)
             || owner.is_some_and(|o| {
                 self.persisted[persisted..]
                     .iter()
-                    .any(|(p, n)| *p == o && *n > first)
+                    .any(|(p, n)| p == o && *n > first)
             });
         if !durable {
             return t;

@@ -28,7 +28,7 @@ impl Cx<'_> {
                 self.decl_scope.insert(name.clone(), self.cur_scope);
                 let t = init.as_ref().map(|e| self.eval(e)).unwrap_or_default();
                 self.note_read(name, init.as_ref());
-                self.env.insert(name.clone(), t);
+                self.env.insert(Place::local(name), t);
                 self.object_fields(name, init.as_ref());
             }
             Stmt::Expr(e) => {
@@ -54,7 +54,7 @@ impl Cx<'_> {
                         self.guarded = true;
                     }
                     self.types.insert(name.clone(), ty.clone());
-                    self.env.insert(name.clone(), t);
+                    self.env.insert(Place::local(name), t);
                 }
                 for _ in 0..MAX_LOOP_PASSES {
                     let before = self.env.clone();

@@ -112,7 +112,7 @@ impl Cx<'_> {
             return;
         }
         for (f, t) in fields {
-            self.env.insert(format!("{local}#{f}"), t);
+            self.env.insert(Place::prop(Place::local(local), &f), t);
         }
     }
 
@@ -133,9 +133,7 @@ impl Cx<'_> {
         }
         let mut found: Vec<(String, BTreeSet<u16>)> = Vec::new();
         for (k, v) in &self.env {
-            if let Some(f) = k.strip_prefix("this.")
-                && !f.contains('#')
-                && !f.contains('@')
+            if let Place::This(f) = k
                 && !v.is_empty()
                 && v.iter().all(|o| matches!(o, Origin::Param(_)))
             {
@@ -157,10 +155,7 @@ impl Cx<'_> {
     pub(super) fn note_exit_fields(&mut self) {
         let mut found = Vec::new();
         for (k, v) in &self.env {
-            if let Some(f) = k.strip_prefix("this.")
-                && !f.contains('#')
-                && !f.contains('@')
-            {
+            if let Place::This(f) = k {
                 for o in v {
                     if let Origin::Fresh(i) = o {
                         found.push((f.to_string(), *i));

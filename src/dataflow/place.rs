@@ -14,7 +14,7 @@ pub(super) enum Origin {
 }
 
 pub(super) type Taint = BTreeSet<Origin>;
-pub(super) type Env = HashMap<String, Taint>;
+pub(super) type Env = HashMap<Place, Taint>;
 
 pub(super) fn union(a: &mut Taint, b: &Taint) {
     for o in b {
@@ -41,4 +41,137 @@ pub(super) fn property_of(method: &str, prefix: &str) -> Option<String> {
         return None;
     }
     Some(first.to_lowercase().chain(cs).collect())
+}
+
+/// Where a value is held while a method runs: what the environment maps to origins.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) enum Place {
+    /// A local variable or parameter.
+    Local(String),
+    /// A field of `this`.
+    This(String),
+    /// A property of the object at a place (`order.getKey()`, `order.key`, a record component).
+    Prop(Box<Place>, String),
+    /// A value stored under a literal key in the object at a place (`ctx.setAttribute("k", v)`).
+    Entry(Box<Place>, String),
+}
+
+impl Place {
+    pub(super) fn local(n: &str) -> Place {
+        Place::Local(n.to_string())
+    }
+
+    pub(super) fn this(n: &str) -> Place {
+        Place::This(n.to_string())
+    }
+
+    pub(super) fn prop(owner: Place, p: &str) -> Place {
+        Place::Prop(Box::new(owner), p.to_string())
+    }
+
+    pub(super) fn entry(owner: Place, key: &str) -> Place {
+        Place::Entry(Box::new(owner), key.to_string())
+    }
+
+    /// The local or `this` field the place is rooted at.
+    pub(super) fn root(&self) -> &Place {
+        let mut cur = self;
+        while let Place::Prop(o, _) | Place::Entry(o, _) = cur {
+            cur = o;
+        }
+        cur
+    }
+
+    /// Rooted at a field of `this`: it outlives the attempt.
+    pub(super) fn on_this(&self) -> bool {
+        matches!(self.root(), Place::This(_))
+    }
+
+    /// A stored entry somewhere along the place.
+    pub(super) fn has_entry(&self) -> bool {
+        let mut cur = self;
+        loop {
+            match cur {
+                Place::Entry(..) => return true,
+                Place::Prop(o, _) => cur = o,
+                Place::Local(_) | Place::This(_) => return false,
+            }
+        }
+    }
+
+    /// The object whose property the place is, nearest the root (`order` for `order#a#b`).
+    pub(super) fn prop_owner(&self) -> Option<&Place> {
+        let mut found = None;
+        let mut cur = self;
+        loop {
+            match cur {
+                Place::Prop(o, _) => {
+                    found = Some(&**o);
+                    cur = o;
+                }
+                Place::Entry(o, _) => cur = o,
+                Place::Local(_) | Place::This(_) => return found,
+            }
+        }
+    }
+
+    /// A local or `this` field: a variable, not a part of an object.
+    pub(super) fn is_variable(&self) -> bool {
+        matches!(self, Place::Local(_) | Place::This(_))
+    }
+
+    /// The variable's name, for labels (`n`, or `f` for `this.f`).
+    pub(super) fn variable_name(&self) -> Option<&str> {
+        match self {
+            Place::Local(n) | Place::This(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub(super) fn as_local(&self) -> Option<&str> {
+        match self {
+            Place::Local(n) => Some(n),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Local(n) => write!(f, "{n}"),
+            Place::This(n) => write!(f, "this.{n}"),
+            Place::Prop(o, p) => write!(f, "{o}#{p}"),
+            Place::Entry(o, k) => write!(f, "{o}@{k}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Place;
+
+    #[test]
+    fn a_property_of_a_parameter_entity_is_owned_by_the_parameter() {
+        let p = Place::prop(Place::prop(Place::local("order"), "customer"), "key");
+        assert_eq!(p.prop_owner(), Some(&Place::local("order")));
+        assert!(!p.on_this() && !p.has_entry() && !p.is_variable());
+        assert_eq!(p.to_string(), "order#customer#key");
+    }
+
+    #[test]
+    fn a_stored_entry_under_a_key_with_separators_stays_one_entry() {
+        let p = Place::entry(Place::local("ctx"), "retry#key@1");
+        assert!(p.has_entry());
+        assert_eq!(p.prop_owner(), None);
+        assert_eq!(p.root(), &Place::local("ctx"));
+    }
+
+    #[test]
+    fn fields_of_this_outlive_the_attempt() {
+        let p = Place::prop(Place::this("pending"), "key");
+        assert!(p.on_this());
+        assert_eq!(Place::this("n").variable_name(), Some("n"));
+        assert_eq!(p.variable_name(), None);
+    }
 }

@@ -215,3 +215,54 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::semantic::SourceFile;
+
+    fn project(src: &str) -> Project {
+        let facts = crate::java::parse(src.as_bytes()).expect("parses");
+        Project::new(vec![SourceFile {
+            path: "A.java".into(),
+            facts,
+        }])
+    }
+
+    #[test]
+    fn a_var_is_typed_by_its_initialiser_and_a_call_by_its_return_type() {
+        let p = project(
+            "package p; class B { C next() { return null; } } class C {} \
+             class A { void m() { var b = new B(); b.next(); } }",
+        );
+        let cat = Catalogue::builtin();
+        let m = p
+            .all_methods()
+            .find(|m| p.method(*m).name == "m")
+            .expect("m");
+        let body = p.method(m).body.as_ref().expect("body");
+        let mut defs = Defs::new();
+        collect_defs(body, &mut defs);
+        let types: HashMap<String, String> = [("b".to_string(), "var".to_string())].into();
+        let locals = DeclaredSoFar {
+            types: &types,
+            defs: &defs,
+        };
+        let typer = Typer {
+            project: &p,
+            cat,
+            class: p.class_of(m),
+            locals: &locals,
+        };
+        let Stmt::Expr(call) = &body[1] else {
+            panic!("a call statement")
+        };
+        let c = p.class(match typer.type_of(call) {
+            Some(TypeRef::Project(c)) => c,
+            other => panic!("{other:?}"),
+        });
+        assert_eq!(c.name, "C");
+        assert!(!typer.is_type_name(&Expr::Name("b".into(), Default::default())));
+        assert!(typer.is_type_name(&Expr::Name("B".into(), Default::default())));
+    }
+}
