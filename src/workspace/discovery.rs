@@ -81,9 +81,17 @@ fn classify(path: &Path, out: &mut Discovered) {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if ext == "java" {
         out.java.push(path.to_path_buf());
-    } else if OTHER_JVM.contains(&ext) {
+    } else if OTHER_JVM.contains(&ext) && !is_build_script(path) {
         out.other.push((ext.to_string(), path.to_path_buf()));
     }
+}
+
+/// Gradle's Kotlin build scripts (`build.gradle.kts`, `settings.gradle.kts`) describe the build;
+/// they are not sources whose analysis is missing.
+fn is_build_script(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".gradle.kts"))
 }
 
 /// The path as reports show it: relative, with `/` separators, without a leading `./`.
