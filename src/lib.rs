@@ -7,8 +7,10 @@
 mod adoption;
 pub mod baseline;
 pub mod cache;
+pub mod cache_auth;
 pub mod catalogue;
 pub mod config;
+pub mod depth_limit;
 pub mod discovery;
 pub mod findings;
 pub mod flow;
@@ -17,6 +19,7 @@ pub mod progress;
 pub mod regions;
 pub mod report;
 pub mod rules;
+pub mod safe_fs;
 pub mod scope;
 pub mod source;
 pub mod suppress;
@@ -106,7 +109,7 @@ impl Options {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct FileError {
     pub path: String,
-    /// `read`, `parse`, `syntax`, `skipped`
+    /// `read`, `parse`, `syntax`, `skipped`, `incomplete` (see [`INCOMPLETE`])
     pub kind: &'static str,
     /// `error` when the file could not be analysed at all; `warning` for a partial parse.
     pub severity: &'static str,
@@ -114,6 +117,10 @@ pub struct FileError {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
 }
+
+/// The kind of [`FileError`] that says a part of a file was analysed only in part (a budget or
+/// depth limit was reached): findings there may be missing.
+pub const INCOMPLETE: &str = "incomplete";
 
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct Summary {
@@ -128,6 +135,12 @@ pub struct Summary {
     pub suppressed: usize,
     /// Findings hidden because the baseline records them (not counted in `findings`).
     pub baselined: usize,
+    /// Places where the analysis was cut short (errors of kind `incomplete`): a finding there
+    /// may be missing. `--fail-on-incomplete` fails the run on them.
+    pub incomplete: usize,
+    /// The configuration file that shaped the run and what it changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<config::Applied>,
 }
 
 #[derive(Debug, Default)]
@@ -364,10 +377,12 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
     let found = phase("discover", || discovery::discover(&opts.paths))
         .map_err(|e| RunError::MissingPath(e.0))?;
     // retrylint.toml's include/exclude globs, also for files named on the command line.
+    let listed = found.java.len() + found.other.len();
     let found = match &opts.config {
         Some(c) => c.retain_files(found),
         None => found,
     };
+    let excluded = listed - (found.java.len() + found.other.len());
     if let Some(p) = &opts.progress {
         p.start(found.java.len());
     }
@@ -376,6 +391,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         None => cache::Cache::disabled(),
     };
     let mut report = Report::default();
+    report.summary.config = opts.config.as_ref().map(|c| c.applied(excluded));
     for (p, msg) in &found.problems {
         report
             .errors
@@ -488,7 +504,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         let mm = project.method(m);
         report.errors.push(FileError {
             path: project.files[m.0 as usize].path.clone(),
-            kind: "budget",
+            kind: INCOMPLETE,
             severity: "warning",
             message: format!(
                 "method `{}` is larger than the analysis budget ({} steps); it was analysed in part",
@@ -498,6 +514,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
             line: Some(project.files[m.0 as usize].facts.line_of(mm.name_span.start)),
         });
     }
+    report.summary.incomplete = report.errors.iter().filter(|e| e.kind == INCOMPLETE).count();
     findings.retain(|f| {
         (opts.select.is_empty()
             || opts
@@ -574,7 +591,7 @@ fn prefiltered(
         Some(root) => cache::ScanCache::open(root, &needles.fingerprint),
         None => cache::ScanCache::disabled(),
     };
-    type Read = (Input, Option<(u128, u64)>, bool);
+    type Read = (Input, Option<cache::Stamp>, bool);
     let read_all: Vec<Result<Read, FileError>> = phase("read", || {
         paths
             .par_iter()
@@ -613,16 +630,9 @@ fn prefiltered(
         match r {
             Ok((i, stamp, fresh)) => {
                 changed |= fresh;
-                if let Some((modified, size)) = stamp {
+                if let Some(stamp) = stamp {
                     let scan = i.scan.clone();
-                    entries.insert(
-                        i.shown.clone(),
-                        cache::ScanEntry {
-                            modified,
-                            size,
-                            scan,
-                        },
-                    );
+                    entries.insert(i.shown.clone(), cache::ScanEntry { stamp, scan });
                 }
                 inputs.push(Some(i));
             }
