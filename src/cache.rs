@@ -170,12 +170,15 @@ impl ScanCache {
             return;
         };
         let saved = now_ns();
-        let racy = |e: &ScanEntry| e.stamp.modified.max(e.stamp.changed).saturating_add(RACY_NS) >= saved;
+        let racy = |e: &ScanEntry| {
+            e.stamp
+                .modified
+                .max(e.stamp.changed)
+                .saturating_add(RACY_NS)
+                >= saved
+        };
         // Entries that will not be trusted next time do not need saving again.
-        if !changed
-            && entries.len() == self.entries.len()
-            && !entries.values().any(|e| racy(e))
-        {
+        if !changed && entries.len() == self.entries.len() && !entries.values().any(racy) {
             return;
         }
         let file = ScanFile { saved, entries };

@@ -25,7 +25,11 @@ impl std::fmt::Debug for Key {
 
 /// Where the key is kept: the user's cache directory.
 pub fn key_dir() -> Option<PathBuf> {
-    let nonempty = |v: &str| std::env::var_os(v).filter(|x| !x.is_empty()).map(PathBuf::from);
+    let nonempty = |v: &str| {
+        std::env::var_os(v)
+            .filter(|x| !x.is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(x) = nonempty("XDG_CACHE_HOME") {
         return Some(x.join("retrylint"));
     }
@@ -117,7 +121,10 @@ impl Key {
         let (tag, payload) = rest.split_at(TAG);
         let want = self.tag(&[name.as_bytes(), payload]);
         // Constant time, so the comparison does not leak how much of a forged tag is right.
-        let diff = tag.iter().zip(want.iter()).fold(0u8, |d, (a, b)| d | (a ^ b));
+        let diff = tag
+            .iter()
+            .zip(want.iter())
+            .fold(0u8, |d, (a, b)| d | (a ^ b));
         (diff == 0).then_some(payload)
     }
 }

@@ -49,7 +49,6 @@ impl<'c, X> Wrap<'c, X> {
             cap: self.cap,
         }
     }
-
 }
 
 /// Run `f` one level deeper, or fail when that is past the cap.

@@ -107,7 +107,10 @@ fn shown(name: &std::ffi::OsStr) -> String {
     {
         use std::os::unix::ffi::OsStrExt;
         let bytes = name.as_bytes();
-        if !bytes.iter().any(|b| *b == b'%' || *b == b'\\' || *b >= 0x80) {
+        if !bytes
+            .iter()
+            .any(|b| *b == b'%' || *b == b'\\' || *b >= 0x80)
+        {
             return name.to_string_lossy().into_owned();
         }
         let mut out = String::new();

@@ -514,7 +514,11 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
             line: Some(project.files[m.0 as usize].facts.line_of(mm.name_span.start)),
         });
     }
-    report.summary.incomplete = report.errors.iter().filter(|e| e.kind == INCOMPLETE).count();
+    report.summary.incomplete = report
+        .errors
+        .iter()
+        .filter(|e| e.kind == INCOMPLETE)
+        .count();
     findings.retain(|f| {
         (opts.select.is_empty()
             || opts

@@ -109,7 +109,9 @@ fn escaped(s: &str) -> String {
             '%' => out.push_str("%25"),
             '\r' => out.push_str("%0D"),
             '\n' => out.push_str("%0A"),
-            c if c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') => {
+            c if c.is_control()
+                || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') =>
+            {
                 out.push_str(&format!("\\u{{{:x}}}", c as u32))
             }
             c => out.push(c),
@@ -373,7 +375,8 @@ fn check(args: CheckArgs) -> ExitCode {
     let fail_on_incomplete =
         args.fail_on_incomplete || config.as_ref().is_some_and(|c| c.fail_on_incomplete);
     let s = &report.summary;
-    if fail_on_incomplete && (s.incomplete > 0 || s.files_failed > 0 || s.files_with_syntax_errors > 0)
+    if fail_on_incomplete
+        && (s.incomplete > 0 || s.files_failed > 0 || s.files_with_syntax_errors > 0)
     {
         error(format!(
             "the analysis is incomplete ({} place(s) cut short, {} file(s) not analysed, {} with syntax errors) and --fail-on-incomplete is set",

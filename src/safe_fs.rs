@@ -56,7 +56,9 @@ pub fn is_real_dir(p: &Path) -> bool {
 /// Create `dir` and its missing parents below `base` (which must exist), refusing a symbolic
 /// link at any level from `base` down: a checkout's link cannot send a write elsewhere.
 pub fn create_dirs_below(base: &Path, dir: &Path) -> io::Result<()> {
-    let rel = dir.strip_prefix(base).map_err(|_| refuse("outside its base"))?;
+    let rel = dir
+        .strip_prefix(base)
+        .map_err(|_| refuse("outside its base"))?;
     let mut cur = base.to_path_buf();
     for c in rel.components() {
         cur.push(c);

@@ -216,8 +216,8 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
             while let Some(n) = sib.filter(|n| n.kind().ends_with("comment")) {
                 sib = n.next_named_sibling();
             }
-            let stmt =
-                sib.filter(|n| n.start_position().row as u32 + 1 == l && SIMPLE.contains(&n.kind()));
+            let stmt = sib
+                .filter(|n| n.start_position().row as u32 + 1 == l && SIMPLE.contains(&n.kind()));
             if let Some(n) = stmt {
                 holes = nested_bodies(n, l);
             }
@@ -604,9 +604,18 @@ mod tests {
     fn only_a_leading_directive_counts_and_a_reason_needs_a_word() {
         assert!(forms("class A { // see the docs: retrylint:ignore RL001\n}\n").is_empty());
         assert!(forms("class A { /* TODO retrylint:ignore */\n}\n").is_empty());
-        assert_eq!(forms("class A {\n  /**\n   * retrylint:ignore RL001 -- ok\n   */\n}\n").len(), 1);
-        assert_eq!(forms("class A { // retrylint:ignore RL001 -- .\n}\n")[0].2, None);
-        assert_eq!(forms("class A { // retrylint:ignore RL001 -- - !\n}\n")[0].2, None);
+        assert_eq!(
+            forms("class A {\n  /**\n   * retrylint:ignore RL001 -- ok\n   */\n}\n").len(),
+            1
+        );
+        assert_eq!(
+            forms("class A { // retrylint:ignore RL001 -- .\n}\n")[0].2,
+            None
+        );
+        assert_eq!(
+            forms("class A { // retrylint:ignore RL001 -- - !\n}\n")[0].2,
+            None
+        );
     }
 
     #[test]

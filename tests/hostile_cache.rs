@@ -25,12 +25,8 @@ fn json(dir: &Path, keys: &Path) -> (Option<i32>, serde_json::Value) {
         .args(["check", "--format", "json", "."])
         .output()
         .unwrap();
-    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "no JSON; stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("no JSON; stderr: {}", String::from_utf8_lossy(&out.stderr)));
     (out.status.code(), v)
 }
 
@@ -39,7 +35,13 @@ fn rules_found(v: &serde_json::Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| format!("{}:{}", f["path"].as_str().unwrap(), f["rule"].as_str().unwrap()))
+        .map(|f| {
+            format!(
+                "{}:{}",
+                f["path"].as_str().unwrap(),
+                f["rule"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 
@@ -68,7 +70,12 @@ fn facts_dir(root: &Path) -> PathBuf {
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("facts-"))
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("facts-")
+        })
         .expect("a facts directory")
 }
 
@@ -125,7 +132,12 @@ fn a_committed_cache_entry_cannot_hide_a_finding() {
     let clone = work.path().join("clone");
     git(
         work.path(),
-        &["clone", "-q", repo.to_str().unwrap(), clone.to_str().unwrap()],
+        &[
+            "clone",
+            "-q",
+            repo.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
     );
     let (code, v) = json(&clone, runner_keys.path());
     assert_eq!(code, Some(1), "{v}");
@@ -135,7 +147,12 @@ fn a_committed_cache_entry_cannot_hide_a_finding() {
     let clone2 = work.path().join("clone2");
     git(
         work.path(),
-        &["clone", "-q", repo.to_str().unwrap(), clone2.to_str().unwrap()],
+        &[
+            "clone",
+            "-q",
+            repo.to_str().unwrap(),
+            clone2.to_str().unwrap(),
+        ],
     );
     let (code, v) = json(&clone2, attacker_keys.path());
     assert_eq!(code, Some(1), "{v}");
@@ -191,7 +208,12 @@ fn planted_links_fifos_and_devices_in_the_cache_are_harmless() {
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("scans-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("scans-")
+        })
         .collect();
     assert!(!scans.is_empty());
 
@@ -206,12 +228,14 @@ fn planted_links_fifos_and_devices_in_the_cache_are_harmless() {
         }
     }
     // A Java file that is new: its entry name is known in advance, and planted as a FIFO.
-    let other = text.replace("class Billing", "class Billing2").replace("Billing(", "Billing2(");
+    let other = text
+        .replace("class Billing", "class Billing2")
+        .replace("Billing(", "Billing2(");
     let h2 = hex(other.as_bytes());
     std::fs::write(repo.path().join("Billing2.java"), &other).unwrap();
     std::fs::create_dir_all(facts.join(&h2[..2])).unwrap();
-    let fifo = std::ffi::CString::new(facts.join(&h2[..2]).join(&h2[2..]).to_str().unwrap())
-        .unwrap();
+    let fifo =
+        std::ffi::CString::new(facts.join(&h2[..2]).join(&h2[2..]).to_str().unwrap()).unwrap();
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
 
     let started = std::time::Instant::now();

@@ -59,7 +59,14 @@ fn output_and_baseline_are_not_written_through_committed_links() {
     symlink(&victim, d.path().join("baseline.json")).unwrap();
     symlink(home.path(), d.path().join("out")).unwrap();
     for args in [
-        &["--format", "sarif", "--output", "retrylint.sarif", "--exit-zero", "."][..],
+        &[
+            "--format",
+            "sarif",
+            "--output",
+            "retrylint.sarif",
+            "--exit-zero",
+            ".",
+        ][..],
         &["--output", "out/report.txt", "."],
         &["--write-baseline", "baseline.json", "."],
         &["--write-baseline", "./out/b.json", "."],
@@ -76,7 +83,11 @@ fn output_and_baseline_are_not_written_through_committed_links() {
         .args(["--output", "report.txt", "--exit-zero", "."])
         .assert()
         .code(0);
-    assert!(std::fs::read_to_string(d.path().join("report.txt")).unwrap().contains("RL001"));
+    assert!(
+        std::fs::read_to_string(d.path().join("report.txt"))
+            .unwrap()
+            .contains("RL001")
+    );
     retrylint(d.path())
         .args(["--output", "/dev/null", "--exit-zero", "."])
         .assert()
@@ -89,7 +100,11 @@ fn the_configuration_shows_in_every_format() {
     std::fs::create_dir(d.path().join(".git")).unwrap();
     std::fs::write(d.path().join("Billing.java"), UNSAFE).unwrap();
     std::fs::create_dir(d.path().join("gen")).unwrap();
-    std::fs::write(d.path().join("gen/Other.java"), UNSAFE.replace("Billing", "Other")).unwrap();
+    std::fs::write(
+        d.path().join("gen/Other.java"),
+        UNSAFE.replace("Billing", "Other"),
+    )
+    .unwrap();
     std::fs::write(
         d.path().join("retrylint.toml"),
         "exclude = [\"gen/\"]\n[rules]\nRL001 = \"note\"\nRL004 = \"off\"\n",
@@ -134,11 +149,19 @@ fn one_configuration_whatever_the_argument_order() {
         std::fs::create_dir(d.path().join(sub)).unwrap();
         std::fs::write(d.path().join(sub).join("Billing.java"), UNSAFE).unwrap();
     }
-    std::fs::write(d.path().join("a/retrylint.toml"), "[rules]\nRL001 = \"off\"\n").unwrap();
+    std::fs::write(
+        d.path().join("a/retrylint.toml"),
+        "[rules]\nRL001 = \"off\"\n",
+    )
+    .unwrap();
     let (c1, v1, _) = json(d.path(), &["a", "b"]);
     let (c2, v2, _) = json(d.path(), &["b", "a"]);
     assert_eq!((c1, found(&v1)), (c2, found(&v2)));
-    assert_eq!(found(&v1).len(), 2, "a/retrylint.toml is not the whole run's: {v1}");
+    assert_eq!(
+        found(&v1).len(),
+        2,
+        "a/retrylint.toml is not the whole run's: {v1}"
+    );
     // Scanning only `a` uses its file.
     let (c, v, _) = json(d.path(), &["a"]);
     assert_eq!((c, found(&v).len()), (Some(0), 0));
@@ -151,7 +174,11 @@ fn one_configuration_whatever_the_argument_order() {
 #[test]
 fn without_git_the_search_does_not_climb_above_the_checkout() {
     let outer = tempfile::tempdir().unwrap();
-    std::fs::write(outer.path().join("retrylint.toml"), "[rules]\nRL001 = \"off\"\n").unwrap();
+    std::fs::write(
+        outer.path().join("retrylint.toml"),
+        "[rules]\nRL001 = \"off\"\n",
+    )
+    .unwrap();
     let checkout = outer.path().join("checkout");
     std::fs::create_dir(&checkout).unwrap();
     std::fs::write(checkout.join("Billing.java"), UNSAFE).unwrap();
@@ -180,7 +207,11 @@ fn config_and_baseline_errors_cannot_forge_annotations() {
     assert!(!err.lines().any(|l| l.starts_with("::")), "{err}");
 
     std::fs::remove_file(d.path().join("retrylint.toml")).unwrap();
-    std::fs::write(d.path().join("b.json"), "{\"version\": 1, \"tool\": \"x\", \"findings\": [], \"x\n::error::forged\": 1}").unwrap();
+    std::fs::write(
+        d.path().join("b.json"),
+        "{\"version\": 1, \"tool\": \"x\", \"findings\": [], \"x\n::error::forged\": 1}",
+    )
+    .unwrap();
     let out = retrylint(d.path())
         .args(["--baseline", "b.json", "."])
         .output()
@@ -220,7 +251,8 @@ fn a_colon_in_the_first_segment_stays_a_relative_uri() {
         .output()
         .unwrap();
     let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let uri = &s["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+    let uri =
+        &s["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
     assert_eq!(uri, "https%3A/Billing.java");
 }
 
@@ -304,7 +336,11 @@ fn fail_on_incomplete_fails_even_with_exit_zero() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("analysis is incomplete"));
-    std::fs::write(d.path().join("retrylint.toml"), "fail-on-incomplete = true\n").unwrap();
+    std::fs::write(
+        d.path().join("retrylint.toml"),
+        "fail-on-incomplete = true\n",
+    )
+    .unwrap();
     retrylint(d.path()).args(args).assert().code(2);
 }
 
@@ -324,7 +360,10 @@ fn a_method_over_the_budget_is_reported_as_incomplete() {
     assert_eq!(v["summary"]["incomplete"], 1, "{v}");
     assert!(err.contains("analysis incomplete in 1 place"), "{err}");
     let e = &v["errors"][0];
-    assert_eq!((e["kind"].as_str(), e["severity"].as_str()), (Some("incomplete"), Some("warning")));
+    assert_eq!(
+        (e["kind"].as_str(), e["severity"].as_str()),
+        (Some("incomplete"), Some("warning"))
+    );
     let out = retrylint(d.path())
         .args(["--format", "sarif", "--fail-on-incomplete", "."])
         .output()

@@ -23,9 +23,8 @@ pub fn uri_encode(path: &str) -> String {
             && bytes
                 .get(i + 1..i + 3)
                 .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit));
-        if escape || (c == ':' && !first_segment) {
-            out.push(c);
-        } else if c.is_ascii_alphanumeric() || "-._~/!$&'()*+,;=@".contains(c) {
+        let plain = c.is_ascii_alphanumeric() || "-._~/!$&'()*+,;=@".contains(c);
+        if escape || plain || (c == ':' && !first_segment) {
             out.push(c);
         } else {
             out.push_str(&format!("%{b:02X}"));
