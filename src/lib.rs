@@ -4,8 +4,10 @@
 //! parallel, index the project, find regions, compute flows, run the rules' checks, and apply
 //! the policy (rule settings, suppressions, baseline).
 
+pub mod cache_auth;
 pub mod catalogue;
 pub mod dataflow;
+pub mod depth_limit;
 pub mod findings;
 pub mod java;
 pub mod pipeline;
@@ -14,6 +16,7 @@ pub mod progress;
 pub mod regions;
 pub mod report;
 pub mod rules;
+pub mod safe_fs;
 pub mod semantic;
 pub mod workspace;
 
@@ -93,7 +96,7 @@ impl Options {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct FileError {
     pub path: String,
-    /// `read`, `parse`, `syntax`, `skipped`
+    /// `read`, `parse`, `syntax`, `skipped`, `incomplete` (see [`INCOMPLETE`])
     pub kind: &'static str,
     /// `error` when the file could not be analysed at all; `warning` for a partial parse.
     pub severity: &'static str,
@@ -101,6 +104,10 @@ pub struct FileError {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
 }
+
+/// The kind of [`FileError`] that says a part of a file was analysed only in part (a budget or
+/// depth limit was reached): findings there may be missing.
+pub const INCOMPLETE: &str = "incomplete";
 
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct Summary {
@@ -115,6 +122,12 @@ pub struct Summary {
     pub suppressed: usize,
     /// Findings hidden because the baseline records them (not counted in `findings`).
     pub baselined: usize,
+    /// Places where the analysis was cut short (errors of kind `incomplete`): a finding there
+    /// may be missing. `--fail-on-incomplete` fails the run on them.
+    pub incomplete: usize,
+    /// The configuration file that shaped the run and what it changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<config::Applied>,
 }
 
 #[derive(Debug, Default)]

@@ -89,9 +89,40 @@ struct CheckArgs {
     /// Record the current findings in FILE and exit 0.
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
+    /// Exit 2 when a file could not be analysed, or was analysed only in part (a syntax error,
+    /// a size, depth or budget limit), even with --exit-zero [or `fail-on-incomplete` in
+    /// retrylint.toml].
+    #[arg(long)]
+    fail_on_incomplete: bool,
     /// No progress bar and no summary on standard error.
     #[arg(long, short = 'q')]
     quiet: bool,
+}
+
+/// A message for standard error, escaped as the github format escapes its commands: a line
+/// break taken from a config key or a baseline cannot start a line of its own (a forged
+/// `::error` annotation), and no control character reaches the terminal.
+fn escaped(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c if c.is_control()
+                || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') =>
+            {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Print `error: …` on standard error, escaped.
+fn error(msg: impl std::fmt::Display) {
+    eprintln!("error: {}", escaped(&msg.to_string()));
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -129,7 +160,7 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
             None => {
-                eprintln!("error: unknown rule `{rule}` (see `retrylint rules`)");
+                error(format!("unknown rule `{rule}` (see `retrylint rules`)"));
                 ExitCode::from(2)
             }
         },
@@ -201,12 +232,12 @@ fn check(args: CheckArgs) -> ExitCode {
     let config_file = match &args.config {
         Some(f) => Some(f.clone()),
         None if args.no_config => None,
-        None => retrylint::config::discover(&paths[0]),
+        None => retrylint::config::discover_for(&paths),
     };
     let config = match config_file.map(|f| retrylint::config::Config::load(&f)) {
         Some(Ok(c)) => Some(std::sync::Arc::new(c)),
         Some(Err(e)) => {
-            eprintln!("error: {e}");
+            error(e);
             return ExitCode::from(2);
         }
         None => None,
@@ -240,7 +271,7 @@ fn check(args: CheckArgs) -> ExitCode {
         .as_deref()
         .map(retrylint::baseline::Baseline::load)
     {
-        eprintln!("error: {e}");
+        error(e);
         return ExitCode::from(2);
     }
     let mut opts = retrylint::Options {
@@ -270,7 +301,7 @@ fn check(args: CheckArgs) -> ExitCode {
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            error(e);
             return ExitCode::from(2);
         }
     };
@@ -280,11 +311,11 @@ fn check(args: CheckArgs) -> ExitCode {
             report.findings.iter().chain(&report.baselined),
             &report.texts,
         );
-        if let Err(e) = std::fs::write(path, text) {
-            eprintln!(
-                "error: cannot write the baseline to `{}`: {e}",
+        if let Err(e) = retrylint::safe_fs::write_output(path, text.as_bytes()) {
+            error(format!(
+                "cannot write the baseline to `{}`: {e}",
                 path.display()
-            );
+            ));
             return ExitCode::from(2);
         }
     }
@@ -302,7 +333,7 @@ fn check(args: CheckArgs) -> ExitCode {
         },
     );
     let written = match &args.output {
-        Some(path) => std::fs::write(path, rendered.as_bytes())
+        Some(path) => retrylint::safe_fs::write_output(path, rendered.as_bytes())
             .map_err(|e| format!("cannot write the report to `{}`: {e}", path.display())),
         None => {
             let mut out = std::io::stdout().lock();
@@ -312,13 +343,13 @@ fn check(args: CheckArgs) -> ExitCode {
         }
     };
     if let Err(e) = written {
-        eprintln!("error: {e}");
+        error(e);
         return ExitCode::from(2);
     }
     if !args.quiet && !text_on_terminal {
         eprintln!(
             "retrylint: {} ({:.2}s)",
-            report::text::summary_line(&report.summary),
+            escaped(&report::text::summary_line(&report.summary)),
             started.elapsed().as_secs_f64()
         );
     }
@@ -341,6 +372,18 @@ fn check(args: CheckArgs) -> ExitCode {
             .and_then(|c| c.fail_level)
             .unwrap_or(Level::Warning),
     };
+    let fail_on_incomplete =
+        args.fail_on_incomplete || config.as_ref().is_some_and(|c| c.fail_on_incomplete);
+    let s = &report.summary;
+    if fail_on_incomplete
+        && (s.incomplete > 0 || s.files_failed > 0 || s.files_with_syntax_errors > 0)
+    {
+        error(format!(
+            "the analysis is incomplete ({} place(s) cut short, {} file(s) not analysed, {} with syntax errors) and --fail-on-incomplete is set",
+            s.incomplete, s.files_failed, s.files_with_syntax_errors
+        ));
+        return ExitCode::from(2);
+    }
     let failing = report.findings.iter().any(|f| f.level >= threshold);
     if failing && !args.exit_zero && args.write_baseline.is_none() {
         ExitCode::from(1)

@@ -35,12 +35,13 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
     let cat = owned
         .as_ref()
         .unwrap_or_else(|| catalogue::Catalogue::builtin());
-    let found = discover(opts)?;
+    let (found, excluded) = discover(opts)?;
     let cache = match &opts.cache_dir {
         Some(root) => cache::Cache::open(root),
         None => cache::Cache::disabled(),
     };
     let mut report = Report::default();
+    report.summary.config = opts.config.as_ref().map(|c| c.applied(excluded));
     for (p, msg) in &found.problems {
         report
             .errors
@@ -58,6 +59,11 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
         *report.summary.not_analysed.entry(ext.clone()).or_default() += 1;
     }
     budget_warnings(&project, &truncated, &mut report);
+    report.summary.incomplete = report
+        .errors
+        .iter()
+        .filter(|e| e.kind == crate::INCOMPLETE)
+        .count();
     findings.retain(|f| selected(opts, f) && scope.contains(&f.path));
     read_texts(&found.java, &findings, opts, &mut report);
     findings::finish(&mut findings, &report.texts);
@@ -116,18 +122,21 @@ fn extra_catalogue(opts: &Options) -> Result<Option<catalogue::Catalogue>, RunEr
 }
 
 /// The files of the run: discovered under the paths, then filtered by `retrylint.toml`'s
-/// include/exclude globs (also for files named on the command line).
-fn discover(opts: &Options) -> Result<discovery::Discovered, RunError> {
+/// include/exclude globs (also for files named on the command line); and how many files the
+/// globs excluded.
+fn discover(opts: &Options) -> Result<(discovery::Discovered, usize), RunError> {
     let found = phase("discover", || discovery::discover(&opts.paths))
         .map_err(|e| RunError::MissingPath(e.0))?;
+    let listed = found.java.len() + found.other.len();
     let found = match &opts.config {
         Some(c) => c.retain_files(found),
         None => found,
     };
+    let excluded = listed - (found.java.len() + found.other.len());
     if let Some(p) = &opts.progress {
         p.start(found.java.len());
     }
-    Ok(found)
+    Ok((found, excluded))
 }
 
 /// `--no-prefilter`: parse every file, index the project and analyse it.
@@ -198,7 +207,7 @@ fn budget_warnings(project: &index::Project, truncated: &[MethodId], report: &mu
         let mm = project.method(*m);
         report.errors.push(FileError {
             path: project.files[m.0 as usize].path.clone(),
-            kind: "budget",
+            kind: crate::INCOMPLETE,
             severity: "warning",
             message: format!(
                 "method `{}` is larger than the analysis budget ({} steps); it was analysed in part",

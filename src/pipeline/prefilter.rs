@@ -55,7 +55,7 @@ fn scan_inputs(
         Some(root) => cache::ScanCache::open(root, &needles.fingerprint),
         None => cache::ScanCache::disabled(),
     };
-    type Read = (Input, Option<(u128, u64)>, bool);
+    type Read = (Input, Option<cache::Stamp>, bool);
     let read_all: Vec<Result<Read, FileError>> = phase("read", || {
         paths
             .par_iter()
@@ -94,16 +94,9 @@ fn scan_inputs(
         match r {
             Ok((i, stamp, fresh)) => {
                 changed |= fresh;
-                if let Some((modified, size)) = stamp {
+                if let Some(stamp) = stamp {
                     let scan = i.scan.clone();
-                    entries.insert(
-                        i.shown.clone(),
-                        cache::ScanEntry {
-                            modified,
-                            size,
-                            scan,
-                        },
-                    );
+                    entries.insert(i.shown.clone(), cache::ScanEntry { stamp, scan });
                 }
                 inputs.push(Some(i));
             }

@@ -93,9 +93,11 @@ impl Baseline {
         }
         let mut counts = BTreeMap::new();
         for e in file.findings {
-            *counts
+            // Saturating: a crafted baseline's counts must not wrap around (or panic).
+            let n = counts
                 .entry((e.path, e.rule, e.method, e.code))
-                .or_default() += e.count;
+                .or_default();
+            *n = u32::saturating_add(*n, e.count);
         }
         Ok(Baseline {
             dir: canonical_dir(path),
@@ -134,7 +136,8 @@ pub fn render<'a>(
     let dir = canonical_dir(path);
     let mut counts: BTreeMap<Key, u32> = BTreeMap::new();
     for f in findings {
-        *counts.entry(key(&dir, f, texts)).or_default() += 1;
+        let n = counts.entry(key(&dir, f, texts)).or_default();
+        *n = n.saturating_add(1);
     }
     let file = File {
         version: VERSION,

@@ -1,8 +1,9 @@
 //! `retrylint.toml`: which files, which rules at which level, what fails the run, whether a
 //! suppression needs a reason, and extra catalogue rows in the shape of `rules/`.
 //!
-//! The file is found from the first scanned path upwards, up to and including the first
-//! directory that holds `.git` (the repository root), else up to the filesystem root.
+//! One file applies to a whole run, found from the deepest directory holding every scanned path
+//! upwards, up to and including the first directory that holds `.git` (the repository root);
+//! without one, no higher than the current directory (see [`discover_for`]).
 
 use crate::catalogue::{ExtraSinks, ExtraSources, Regions, SideEffect};
 use crate::discovery::Discovered;
@@ -39,6 +40,8 @@ struct File {
     require_reason: bool,
     #[serde(default)]
     report_unused_ignores: bool,
+    #[serde(default)]
+    fail_on_incomplete: bool,
     regions: Option<Regions>,
     sources: Option<ExtraSources>,
     sinks: Option<ExtraSinks>,
@@ -59,6 +62,8 @@ pub struct Config {
     pub fail_level: Option<Level>,
     pub require_reason: bool,
     pub report_unused_ignores: bool,
+    /// Exit 2 when a part of the analysis was cut short or a file was not analysed.
+    pub fail_on_incomplete: bool,
     /// Extra catalogue rows, kept as text so that `Catalogue::with_extra` reads them.
     pub catalogue: Option<String>,
 }
@@ -99,25 +104,71 @@ fn at(path: &Path, text: &str, offset: usize, what: &str) -> ConfigError {
     ))
 }
 
-/// The nearest `retrylint.toml` from `start` (a file or directory) upwards.
+/// The nearest `retrylint.toml` from `start` (a file or directory) upwards, up to and including
+/// the repository root (the first directory holding `.git`). Outside a repository the search
+/// does not climb above `start`: a checkout unpacked without `.git` must not pick up a file from
+/// the directories around it.
 pub fn discover(start: &Path) -> Option<PathBuf> {
     let start = std::fs::canonicalize(start).ok()?;
-    let mut dir = if start.is_dir() {
-        Some(start.as_path())
+    let start = if start.is_dir() {
+        start
     } else {
-        start.parent()
+        start.parent()?.to_path_buf()
     };
+    discover_within(&start, &start)
+}
+
+/// The nearest `retrylint.toml` from `start` upwards to the repository root; without one, no
+/// higher than `top` (an ancestor of `start`, or `start` itself).
+fn discover_within(start: &Path, top: &Path) -> Option<PathBuf> {
+    let mut found = None;
+    let mut dir = Some(start);
     while let Some(d) = dir {
         let candidate = d.join(FILE_NAME);
-        if candidate.is_file() {
-            return Some(candidate);
+        if found.is_none() && candidate.is_file() {
+            found = Some((candidate, d.starts_with(top)));
         }
         if d.join(".git").exists() {
-            return None;
+            return found.map(|(c, _)| c);
         }
         dir = d.parent();
     }
-    None
+    // No repository: only a file at or below `top` counts.
+    found.filter(|(_, inside)| *inside).map(|(c, _)| c)
+}
+
+/// The one configuration of a run over `paths`, whatever their order: the nearest
+/// `retrylint.toml` from the deepest directory holding every path, upwards to the repository
+/// root; outside a repository, no higher than the current directory when the paths are inside
+/// it, else than that common directory.
+pub fn discover_for(paths: &[PathBuf]) -> Option<PathBuf> {
+    let dirs: Vec<PathBuf> = paths
+        .iter()
+        .filter_map(|p| {
+            let c = std::fs::canonicalize(p).ok()?;
+            Some(if c.is_dir() {
+                c
+            } else {
+                c.parent()?.to_path_buf()
+            })
+        })
+        .collect();
+    let mut common = dirs.first()?.clone();
+    for d in &dirs[1..] {
+        while !d.starts_with(&common) {
+            if !common.pop() {
+                return None;
+            }
+        }
+    }
+    let cwd = std::env::current_dir()
+        .ok()
+        .and_then(|c| std::fs::canonicalize(c).ok());
+    let top = match cwd {
+        Some(c) if common.starts_with(&c) => c,
+        _ => common.clone(),
+    };
+    discover_within(&common, &top)
 }
 
 fn matcher(
@@ -196,6 +247,7 @@ impl Config {
             fail_level: file.fail_level,
             require_reason: file.require_reason,
             report_unused_ignores: file.report_unused_ignores,
+            fail_on_incomplete: file.fail_on_incomplete,
             catalogue: has_rows.then(|| catalogue_rows(text)),
         })
     }
@@ -242,6 +294,58 @@ impl Config {
             Some(RuleSetting::Note) => Level::Note,
             Some(RuleSetting::Off) | None => rule.level,
         }
+    }
+}
+
+/// What a configuration changed in a run, for every output format: a pull request can bring its
+/// own `retrylint.toml`, and a reviewer must see what it switched off.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Applied {
+    /// The file, as reports show paths.
+    pub path: String,
+    /// Rules turned off.
+    pub rules_off: Vec<String>,
+    /// Rules reported at another level than their own: rule id → level.
+    pub rule_levels: BTreeMap<String, String>,
+    /// Rules reported at a lower level than their own.
+    pub rules_lowered: Vec<String>,
+    /// `.java` files (and other JVM files) left out by `include`/`exclude`.
+    pub files_excluded: usize,
+    /// `fail-level`, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fail_level: Option<String>,
+    /// Whether it adds catalogue rows (regions, sources, sinks, side effects).
+    pub catalogue_rows: bool,
+}
+
+impl Config {
+    /// What this configuration changed, with the count of files its globs left out.
+    pub fn applied(&self, files_excluded: usize) -> Applied {
+        let mut a = Applied {
+            path: crate::discovery::display_path(&self.path),
+            files_excluded,
+            fail_level: self.fail_level.map(|l| l.as_str().to_string()),
+            catalogue_rows: self.catalogue.is_some(),
+            ..Applied::default()
+        };
+        for (id, setting) in &self.rules {
+            let Some(rule) = rules::by_id(id) else {
+                continue;
+            };
+            if *setting == RuleSetting::Off {
+                a.rules_off.push(id.to_string());
+                continue;
+            }
+            let level = self.level(rule);
+            if level != rule.level {
+                a.rule_levels
+                    .insert(id.to_string(), level.as_str().to_string());
+                if level < rule.level {
+                    a.rules_lowered.push(id.to_string());
+                }
+            }
+        }
+        a
     }
 }
 

@@ -48,6 +48,9 @@ pub struct Directive {
     pub reason: Option<String>,
     /// The directive as written, for messages.
     pub text: String,
+    /// Lines of the covered statement that it does not reach: the bodies of lambdas and
+    /// anonymous classes nested in it (a callback's code is not the statement's own line).
+    pub holes: Vec<(u32, u32)>,
 }
 
 impl Directive {
@@ -59,7 +62,9 @@ impl Directive {
         rule && f.path == self.path
             && match self.form {
                 Form::Comment { line, next } => {
-                    f.line == line || next.is_some_and(|(a, b)| (a..=b).contains(&f.line))
+                    f.line == line
+                        || next.is_some_and(|(a, b)| (a..=b).contains(&f.line))
+                            && !self.holes.iter().any(|&(a, b)| (a..=b).contains(&f.line))
                 }
                 Form::Annotation { first, last } => (first..=last).contains(&f.line),
             }
@@ -84,9 +89,10 @@ fn parse_rest(rest: &str) -> (Option<Vec<&'static Rule>>, Vec<String>, Option<St
         Some((n, r)) => (n, Some(r)),
         None => (rest, None),
     };
+    // A reason needs a word: `-- .` or `-- -` is no reason.
     let reason = reason
         .map(|r| r.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|r| !r.is_empty());
+        .filter(|r| r.chars().any(char::is_alphanumeric));
     let mut known = Vec::new();
     let mut unknown = Vec::new();
     for name in names
@@ -107,9 +113,16 @@ fn parse_rest(rest: &str) -> (Option<Vec<&'static Rule>>, Vec<String>, Option<St
 }
 
 /// The directive in a comment's text, if any: from `retrylint:ignore` to the end of that line
-/// (or of the block comment).
+/// (or of the block comment). Only a comment that starts with the directive holds one (after
+/// `//`, `/*` or `/**` and spaces): one quoted in the middle of a comment's prose does not count.
 fn comment_directive(comment: &str) -> Option<(usize, &str)> {
-    let at = comment.find(DIRECTIVE)?;
+    let lead = comment
+        .find(|c: char| !(c == '/' || c == '*' || c.is_whitespace()))
+        .unwrap_or(comment.len());
+    let at = lead;
+    if !comment[at..].starts_with(DIRECTIVE) {
+        return None;
+    }
     let after = &comment[at + DIRECTIVE.len()..];
     if !(after.is_empty() || after.starts_with(char::is_whitespace)) {
         return None;
@@ -202,6 +215,7 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
             continue;
         };
         let line = node.start_position().row as u32 + 1;
+        let mut holes = Vec::new();
         let next = alone(node).then(|| {
             let mut l = node.end_position().row as u32 + 2;
             while comment_lines.contains(&l) && !blank.contains(&l) {
@@ -212,9 +226,12 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
             while let Some(n) = sib.filter(|n| n.kind().ends_with("comment")) {
                 sib = n.next_named_sibling();
             }
-            let last = sib
-                .filter(|n| n.start_position().row as u32 + 1 == l && SIMPLE.contains(&n.kind()))
-                .map_or(l, |n| n.end_position().row as u32 + 1);
+            let stmt = sib
+                .filter(|n| n.start_position().row as u32 + 1 == l && SIMPLE.contains(&n.kind()));
+            if let Some(n) = stmt {
+                holes = nested_bodies(n, l);
+            }
+            let last = stmt.map_or(l, |n| n.end_position().row as u32 + 1);
             (l, last)
         });
         let (rules, unknown, reason) = parse_rest(rest);
@@ -231,6 +248,7 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
             unknown,
             reason,
             text: format!("{DIRECTIVE}{}", rest.trim_end()),
+            holes,
         });
     }
     for node in annotations {
@@ -281,6 +299,7 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
                     unknown,
                     reason,
                     text: value.to_string(),
+                    holes: Vec::new(),
                 });
                 continue;
             }
@@ -303,6 +322,34 @@ fn lone_cr_to_lf(text: &str) -> String {
         } else {
             c
         });
+    }
+    out
+}
+
+/// The lines after `first` of the lambda bodies and anonymous class bodies inside `stmt`:
+/// `retryTemplate.execute(ctx -> {` is the statement's line; the callback's body below it is
+/// code of its own, which a directive above the statement does not reach.
+fn nested_bodies(stmt: tree_sitter::Node, first: u32) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut stack = vec![stmt];
+    while let Some(n) = stack.pop() {
+        let body = match n.kind() {
+            "lambda_expression" => n.child_by_field_name("body"),
+            "class_body" if n.id() != stmt.id() => Some(n),
+            _ => None,
+        };
+        if let Some(b) = body {
+            let (a, z) = (
+                (b.start_position().row as u32 + 1).max(first + 1),
+                b.end_position().row as u32 + 1,
+            );
+            if a <= z {
+                out.push((a, z));
+            }
+            continue;
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
     }
     out
 }
@@ -593,6 +640,38 @@ mod tests {
         assert_eq!(report.suppressed[0].finding.rule.id, "RL001");
         assert_eq!(report.suppressed[0].line, 10);
         assert_eq!(report.suppressed[0].finding.line, 11);
+    }
+
+    #[test]
+    fn a_statement_directive_does_not_reach_into_callbacks() {
+        let text = "class A {\n  void m() {\n    // retrylint:ignore\n    String r = retryTemplate.execute(ctx -> {\n      String k = UUID.randomUUID().toString();\n      return send(k, new Object() {\n        String f = x();\n      });\n    });\n  }\n}\n";
+        let d = &directives("A.java", text)[0];
+        assert_eq!(
+            d.form,
+            Form::Comment {
+                line: 3,
+                next: Some((4, 9))
+            }
+        );
+        assert_eq!(d.holes, vec![(5, 9)]);
+    }
+
+    #[test]
+    fn only_a_leading_directive_counts_and_a_reason_needs_a_word() {
+        assert!(forms("class A { // see the docs: retrylint:ignore RL001\n}\n").is_empty());
+        assert!(forms("class A { /* TODO retrylint:ignore */\n}\n").is_empty());
+        assert_eq!(
+            forms("class A {\n  /**\n   * retrylint:ignore RL001 -- ok\n   */\n}\n").len(),
+            1
+        );
+        assert_eq!(
+            forms("class A { // retrylint:ignore RL001 -- .\n}\n")[0].2,
+            None
+        );
+        assert_eq!(
+            forms("class A { // retrylint:ignore RL001 -- - !\n}\n")[0].2,
+            None
+        );
     }
 
     #[test]

@@ -46,6 +46,17 @@ pub fn render(report: &Report) -> String {
             escape_data(&e.message)
         ));
     }
+    // A configuration in the checkout may switch rules off: say which one shaped the run.
+    if let Some(c) = &report.summary.config {
+        out.push_str(&format!(
+            "::notice file={},title=retrylint configuration::{}\n",
+            escape_property(&c.path),
+            escape_data(&format!(
+                "this run used {}",
+                crate::report::text::config_line(c)
+            ))
+        ));
+    }
     out
 }
 

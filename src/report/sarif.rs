@@ -5,12 +5,26 @@ use crate::{Finding, Related, Report};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 
-/// Percent-encode a relative path for `artifactLocation.uri`.
+/// Percent-encode a relative path for `artifactLocation.uri`. A `:` before the first `/` would
+/// make the path read as a URI scheme (`c:/x.java`, `https:x.java`), an absolute URI: it is
+/// encoded there. On Unix a shown path holds `%` only as an escape (`%5C` for a backslash in a
+/// file name, see [`crate::discovery::display_path`]), which is kept as it is.
 pub fn uri_encode(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
+    let bytes = path.as_bytes();
+    let mut first_segment = true;
+    for (i, &b) in bytes.iter().enumerate() {
         let c = b as char;
-        if c.is_ascii_alphanumeric() || "-._~/!$&'()*+,;=:@".contains(c) {
+        if c == '/' {
+            first_segment = false;
+        }
+        let escape = c == '%'
+            && cfg!(unix)
+            && bytes
+                .get(i + 1..i + 3)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit));
+        let plain = c.is_ascii_alphanumeric() || "-._~/!$&'()*+,;=@".contains(c);
+        if escape || plain || (c == ':' && !first_segment) {
             out.push(c);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -187,6 +201,24 @@ fn result(f: &Finding, rule_index: usize, hashes: &HashMap<&str, Vec<String>>) -
     v
 }
 
+/// The run's invocation: its notifications and, in its properties, the configuration that shaped
+/// it and how many places the analysis cut short.
+fn invocation(report: &Report, notifications: Vec<Value>) -> Value {
+    let mut v = json!({
+        "executionSuccessful": true,
+        "toolExecutionNotifications": notifications,
+    });
+    let s = &report.summary;
+    if s.config.is_some() || s.incomplete > 0 {
+        let mut properties = json!({ "incomplete": s.incomplete });
+        if let Some(c) = &s.config {
+            properties["configuration"] = json!(c);
+        }
+        v["properties"] = properties;
+    }
+    v
+}
+
 /// Square brackets in a SARIF message would read as link syntax.
 fn sarif_escape(s: &str) -> String {
     s.replace('[', "\\[").replace(']', "\\]")
@@ -254,10 +286,7 @@ pub fn render(report: &Report, category: Option<&str>) -> String {
         },
         "columnKind": "utf16CodeUnits",
         "results": results,
-        "invocations": [ {
-            "executionSuccessful": true,
-            "toolExecutionNotifications": notifications,
-        } ],
+        "invocations": [ invocation(report, notifications) ],
     });
     if let Some(c) = category {
         run["automationDetails"] = json!({ "id": format!("{}/", c.trim_end_matches('/')) });
@@ -282,6 +311,11 @@ mod tests {
             uri_encode("src/a b/Ü#%.java"),
             "src/a%20b/%C3%9C%23%25.java"
         );
+        assert_eq!(uri_encode("c:/x.java"), "c%3A/x.java");
+        assert_eq!(uri_encode("https:x.java"), "https%3Ax.java");
+        assert_eq!(uri_encode("a/b:c.java"), "a/b:c.java");
+        assert_eq!(uri_encode("acme%5CBilling.java"), "acme%5CBilling.java");
+        assert_eq!(uri_encode("100%25.java"), "100%25.java");
     }
 
     /// Vectors from github/codeql-action `src/fingerprints.test.ts`.

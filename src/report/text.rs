@@ -134,7 +134,43 @@ pub fn summary_line(s: &crate::Summary) -> String {
     if s.files_failed > 0 {
         out.push_str(&format!("; {} not analysed", s.files_failed));
     }
+    if s.incomplete > 0 {
+        out.push_str(&format!(
+            "; analysis incomplete in {} place{}",
+            s.incomplete,
+            if s.incomplete == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(c) = &s.config {
+        out.push_str(&format!("; config {}", config_line(c)));
+    }
     out
+}
+
+/// The configuration file and what it changed: `retrylint.toml (RL004 off, RL002 at note, 3
+/// files excluded)`.
+pub fn config_line(c: &crate::config::Applied) -> String {
+    let mut parts: Vec<String> = c.rules_off.iter().map(|r| format!("{r} off")).collect();
+    parts.extend(c.rule_levels.iter().map(|(r, l)| format!("{r} at {l}")));
+    if c.files_excluded > 0 {
+        parts.push(format!(
+            "{} file{} excluded",
+            c.files_excluded,
+            if c.files_excluded == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(l) = &c.fail_level {
+        parts.push(format!("fail-level {l}"));
+    }
+    if c.catalogue_rows {
+        parts.push("extra catalogue rows".into());
+    }
+    let path = one_line(&c.path);
+    if parts.is_empty() {
+        path
+    } else {
+        format!("{path} ({})", parts.join(", "))
+    }
 }
 
 pub fn render(report: &Report, color: bool, elapsed: Option<std::time::Duration>) -> String {

@@ -2,8 +2,15 @@
 //! same retrylint version and facts format) is not parsed again. Only the lowered form of each
 //! file is cached; the analysis of the whole project runs on every check, so an edit in one file
 //! changes findings in the files that depend on it.
+//!
+//! The cache lives in the project (`.retrylint_cache`, which ignores itself in git), but the
+//! checkout is untrusted: every entry is sealed with this machine's key ([`crate::cache_auth`]),
+//! so entries that come with a checkout are ignored; files are read without following links,
+//! with a size cap, and written under unpredictable names, then renamed into place.
 
+use crate::cache_auth::Key;
 use crate::java::ir::FileFacts;
+use crate::safe_fs;
 use crate::scope::Scan;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -16,8 +23,13 @@ const FACTS_FORMAT: u32 = 2;
 /// The cache directory's name under the project root.
 pub const DIR_NAME: &str = ".retrylint_cache";
 
+/// An entry larger than this is not read (a facts entry is a compact form of one source file,
+/// itself at most `--max-file-size`).
+const MAX_ENTRY_BYTES: u64 = 256 << 20;
+
 pub struct Cache {
     dir: Option<PathBuf>,
+    key: Option<Key>,
 }
 
 /// The byte scans of files (see [`crate::scope`]) by path, valid while the file's size and
@@ -25,134 +37,229 @@ pub struct Cache {
 /// cache does. Stored in one file per catalogue of effect words.
 pub struct ScanCache {
     path: Option<PathBuf>,
+    key: Option<Key>,
+    /// When the cache file was saved (ns since the epoch).
+    saved: u128,
     entries: HashMap<String, ScanEntry>,
 }
 
 #[derive(Serialize, Deserialize)]
 pub struct ScanEntry {
-    pub modified: u128,
-    pub size: u64,
+    pub stamp: Stamp,
     pub scan: Scan,
 }
 
-/// Size and modification time (ns since the epoch) of a file's metadata.
-pub fn stamp(m: &std::fs::Metadata) -> Option<(u128, u64)> {
+#[derive(Serialize, Deserialize, Default)]
+struct ScanFile {
+    saved: u128,
+    entries: HashMap<String, ScanEntry>,
+}
+
+/// What identifies a version of a file without reading it, as git's index does: size,
+/// modification time, and on Unix the inode and the status-change time. A source archive gives
+/// every file the commit's time as its modification time, but the status-change time is set by
+/// the system when the file is written and cannot be chosen by the archive.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Stamp {
+    pub modified: u128,
+    pub changed: u128,
+    pub size: u64,
+    pub inode: u64,
+}
+
+/// A file changed within this long before the cache was saved may have changed again within the
+/// same tick of a coarse clock (git's "racily clean" entries): its scan is not trusted.
+const RACY_NS: u128 = 2_000_000_000;
+
+/// The stamp of a file's metadata.
+pub fn stamp(m: &std::fs::Metadata) -> Option<Stamp> {
     let t = m
         .modified()
         .ok()?
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?;
-    Some((t.as_nanos(), m.len()))
+    #[cfg(unix)]
+    let (changed, inode) = {
+        use std::os::unix::fs::MetadataExt;
+        let c = (m.ctime().max(0) as u128) * 1_000_000_000 + m.ctime_nsec().max(0) as u128;
+        (c, m.ino())
+    };
+    #[cfg(not(unix))]
+    let (changed, inode) = (t.as_nanos(), 0);
+    Some(Stamp {
+        modified: t.as_nanos(),
+        changed,
+        size: m.len(),
+        inode,
+    })
+}
+
+fn now_ns() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// The cache directory under `root` and `sub` in it, created without following links; `None`
+/// when `.retrylint_cache` (or anything below it) is a link or not a directory. Its
+/// `.gitignore` is written when no file or link of that name is there.
+fn cache_subdir(root: &Path, sub: &str) -> Option<PathBuf> {
+    let dir = root.join(DIR_NAME);
+    let target = dir.join(sub);
+    safe_fs::create_dirs_below(root, &target).ok()?;
+    let ignore = dir.join(".gitignore");
+    if std::fs::symlink_metadata(&ignore).is_err() {
+        let _ = safe_fs::write_atomic(&ignore, b"# Created by retrylint.\n*\n");
+    }
+    Some(target)
 }
 
 impl ScanCache {
     pub fn disabled() -> ScanCache {
         ScanCache {
             path: None,
+            key: None,
+            saved: 0,
             entries: HashMap::new(),
         }
     }
 
     /// The scans under `root`'s cache directory made with the effect words `fingerprint`.
     pub fn open(root: &Path, fingerprint: &str) -> ScanCache {
-        let path = root.join(DIR_NAME).join(format!(
+        let Some(key) = Key::load_or_create() else {
+            return ScanCache::disabled();
+        };
+        ScanCache::open_with(root, fingerprint, key)
+    }
+
+    pub fn open_with(root: &Path, fingerprint: &str, key: Key) -> ScanCache {
+        let name = format!(
             "scans-v{}-{}-{fingerprint}",
             env!("CARGO_PKG_VERSION"),
             FACTS_FORMAT
-        ));
-        let entries = std::fs::read(&path)
+        );
+        let Some(dir) = cache_subdir(root, "") else {
+            return ScanCache::disabled();
+        };
+        let path = dir.join(&name);
+        let file: ScanFile = safe_fs::read_regular(&path, MAX_ENTRY_BYTES)
             .ok()
-            .and_then(|b| postcard::from_bytes(&b).ok())
+            .and_then(|b| decode(key.open(&name, &b)?))
             .unwrap_or_default();
         ScanCache {
             path: Some(path),
-            entries,
+            key: Some(key),
+            saved: file.saved,
+            entries: file.entries,
         }
     }
 
-    /// The cached scan of `shown`, if its size and modification time are unchanged.
-    pub fn get(&self, shown: &str, stamp: Option<(u128, u64)>) -> Option<&Scan> {
-        let (modified, size) = stamp?;
+    /// The cached scan of `shown`, if its stamp is unchanged and was not racy when saved.
+    pub fn get(&self, shown: &str, stamp: Option<Stamp>) -> Option<&Scan> {
+        let stamp = stamp?;
+        let settled = |t: u128| t.saturating_add(RACY_NS) < self.saved;
         self.entries
             .get(shown)
-            .filter(|e| e.modified == modified && e.size == size)
+            .filter(|e| e.stamp == stamp && settled(stamp.modified) && settled(stamp.changed))
             .map(|e| &e.scan)
     }
 
     /// Keep exactly these entries (the files of this run); written only if they changed.
     pub fn save(&mut self, entries: HashMap<String, ScanEntry>, changed: bool) {
-        let Some(path) = &self.path else { return };
-        if !changed && entries.len() == self.entries.len() {
-            return;
-        }
-        let Some(parent) = path.parent() else { return };
-        if std::fs::create_dir_all(parent).is_err() {
-            return;
-        }
-        let Ok(data) = postcard::to_stdvec(&entries) else {
+        let (Some(path), Some(key)) = (&self.path, &self.key) else {
             return;
         };
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        if std::fs::write(&tmp, data).is_ok() && std::fs::rename(&tmp, path).is_err() {
-            let _ = std::fs::remove_file(&tmp);
+        let saved = now_ns();
+        let racy = |e: &ScanEntry| {
+            e.stamp
+                .modified
+                .max(e.stamp.changed)
+                .saturating_add(RACY_NS)
+                >= saved
+        };
+        // Entries that will not be trusted next time do not need saving again.
+        if !changed && entries.len() == self.entries.len() && !entries.values().any(racy) {
+            return;
         }
-        self.entries = entries;
+        let file = ScanFile { saved, entries };
+        let Ok(data) = postcard::to_stdvec(&file) else {
+            return;
+        };
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let _ = safe_fs::write_atomic(path, &key.seal(&name.unwrap_or_default(), &data));
+        self.saved = saved;
+        self.entries = file.entries;
     }
 }
 
 impl Cache {
     pub fn disabled() -> Cache {
-        Cache { dir: None }
+        Cache {
+            dir: None,
+            key: None,
+        }
     }
 
     /// The cache under `root`, created (with a `.gitignore` that ignores it) when missing. A cache
-    /// that cannot be created is silently off: it only ever saves time.
+    /// that cannot be created, or whose directory is a link, is silently off: it only ever saves
+    /// time.
     pub fn open(root: &Path) -> Cache {
-        let dir = root.join(DIR_NAME);
-        let facts = dir.join(format!(
-            "facts-v{}-{}",
-            env!("CARGO_PKG_VERSION"),
-            FACTS_FORMAT
-        ));
-        if std::fs::create_dir_all(&facts).is_err() {
-            return Cache::disabled();
+        match Key::load_or_create() {
+            Some(key) => Cache::open_with(root, key),
+            None => Cache::disabled(),
         }
-        let ignore = dir.join(".gitignore");
-        if !ignore.exists() {
-            let _ = std::fs::write(&ignore, "# Created by retrylint.\n*\n");
-        }
-        Cache { dir: Some(facts) }
     }
 
-    fn path_for(&self, bytes: &[u8]) -> Option<PathBuf> {
+    pub fn open_with(root: &Path, key: Key) -> Cache {
+        let facts = format!("facts-v{}-{}", env!("CARGO_PKG_VERSION"), FACTS_FORMAT);
+        match cache_subdir(root, &facts) {
+            Some(dir) => Cache {
+                dir: Some(dir),
+                key: Some(key),
+            },
+            None => Cache::disabled(),
+        }
+    }
+
+    /// The entry's name (its content hash) and path.
+    fn path_for(&self, bytes: &[u8]) -> Option<(String, PathBuf)> {
         let dir = self.dir.as_ref()?;
         let digest = Sha256::digest(bytes);
         let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-        Some(dir.join(&hex[..2]).join(&hex[2..]))
+        let path = dir.join(&hex[..2]).join(&hex[2..]);
+        Some((hex, path))
     }
 
-    /// The facts of a file with these bytes, if cached and readable.
+    /// The facts of a file with these bytes, if cached by this machine and readable.
     pub fn get(&self, bytes: &[u8]) -> Option<FileFacts> {
-        let data = std::fs::read(self.path_for(bytes)?).ok()?;
-        postcard::from_bytes(&data).ok()
+        let (name, path) = self.path_for(bytes)?;
+        let data = safe_fs::read_regular(&path, MAX_ENTRY_BYTES).ok()?;
+        decode(self.key.as_ref()?.open(&name, &data)?)
     }
 
-    /// Remember the facts of a file with these bytes. Written to a temporary file and renamed, so
-    /// a concurrent or interrupted run never leaves a torn entry.
+    /// Remember the facts of a file with these bytes, sealed under its content hash. Written to a
+    /// fresh temporary file and renamed, so a concurrent or interrupted run never leaves a torn
+    /// entry and a planted link is never written through.
     pub fn put(&self, bytes: &[u8], facts: &FileFacts) {
-        let Some(path) = self.path_for(bytes) else {
+        let (Some((name, path)), Some(dir), Some(key)) =
+            (self.path_for(bytes), &self.dir, &self.key)
+        else {
             return;
         };
         let Some(parent) = path.parent() else { return };
-        if std::fs::create_dir_all(parent).is_err() {
+        if safe_fs::create_dirs_below(dir, parent).is_err() {
             return;
         }
         let Ok(data) = postcard::to_stdvec(facts) else {
             return;
         };
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        if std::fs::write(&tmp, data).is_ok() && std::fs::rename(&tmp, &path).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        let _ = safe_fs::write_atomic(&path, &key.seal(&name, &data));
     }
+}
+
+/// Decode an authenticated payload. Only bytes this machine sealed reach here, and those were
+/// encoded from facts whose nesting the lowering caps; the decoder's own nesting is capped by
+/// [`crate::depth_limit`] all the same.
+fn decode<T: serde::de::DeserializeOwned>(payload: &[u8]) -> Option<T> {
+    crate::depth_limit::from_postcard(payload)
 }

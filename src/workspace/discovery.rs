@@ -102,6 +102,53 @@ pub fn display_path(p: &Path) -> String {
         Some(c) if p.is_absolute() => p.strip_prefix(c).unwrap_or(p),
         _ => p,
     };
-    let s = rel.to_string_lossy().replace('\\', "/");
+    let s = shown(rel.as_os_str());
     s.strip_prefix("./").map(str::to_string).unwrap_or(s)
+}
+
+/// `/` between components. On Windows a backslash is a separator too; elsewhere it is a
+/// character of a file name, so `acme\Billing.java` is a file of its own, shown escaped as
+/// `acme%5CBilling.java` — never as `acme/Billing.java`. So that no two names show the same, `%`
+/// is shown as `%25` and a byte that is not UTF-8 as `%XX`.
+fn shown(name: &std::ffi::OsStr) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = name.as_bytes();
+        if !bytes
+            .iter()
+            .any(|b| *b == b'%' || *b == b'\\' || *b >= 0x80)
+        {
+            return name.to_string_lossy().into_owned();
+        }
+        let mut out = String::new();
+        for chunk in bytes.utf8_chunks() {
+            out.push_str(&chunk.valid().replace('%', "%25").replace('\\', "%5C"));
+            for b in chunk.invalid() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().replace('\\', "/")
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn shown_paths_never_alias() {
+        let s = |b: &[u8]| shown(std::ffi::OsStr::from_bytes(b));
+        assert_eq!(s(b"acme/Billing.java"), "acme/Billing.java");
+        assert_eq!(s(b"acme\\Billing.java"), "acme%5CBilling.java");
+        assert_eq!(s(b"acme%5CBilling.java"), "acme%255CBilling.java");
+        assert_eq!(s("\u{dc}ber.java".as_bytes()), "\u{dc}ber.java");
+        assert_eq!(s(b"a\xff.java"), "a%FF.java");
+        assert_eq!(s("a\u{fffd}.java".as_bytes()), "a\u{fffd}.java");
+    }
 }
