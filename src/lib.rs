@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use adoption::enabled as rule_enabled;
 pub use findings::{Finding, Related};
 pub use suppress::Suppressed;
 
@@ -128,6 +129,10 @@ pub struct Summary {
     pub suppressed: usize,
     /// Findings hidden because the baseline records them (not counted in `findings`).
     pub baselined: usize,
+    /// Baseline entries for the analysed files that no finding matches any more.
+    pub baseline_stale: usize,
+    /// The configuration file the run used, as shown in reports.
+    pub config: Option<String>,
 }
 
 #[derive(Debug, Default)]

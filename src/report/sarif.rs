@@ -149,7 +149,14 @@ fn result(f: &Finding, rule_index: usize, hashes: &HashMap<&str, Vec<String>>) -
     let text = if refs.is_empty() {
         sarif_escape(&f.message)
     } else {
-        format!("{} See {}.", sarif_escape(&f.message), refs.join(", "))
+        // The message is a sentence of its own, ended before the links.
+        let message = sarif_escape(&f.message);
+        let stop = if message.trim_end().ends_with(['.', '!', '?']) {
+            ""
+        } else {
+            "."
+        };
+        format!("{}{stop} See {}.", message.trim_end(), refs.join(", "))
     };
     let primary = physical(&f.path, f.line, f.column, f.end_line, f.end_column);
     let mut flow = vec![
