@@ -581,17 +581,22 @@ fn check(args: CheckArgs) -> ExitCode {
     }
     if report.summary.baseline_stale > 0 && !args.quiet {
         eprintln!(
-            "retrylint: {} baseline entr{} no longer match a finding (fixed, or the line changed); run with `--write-baseline {}` to drop them",
+            "retrylint: {} baseline {} a finding (fixed, or the line changed); run with `--write-baseline {}` to drop {}",
             report.summary.baseline_stale,
             if report.summary.baseline_stale == 1 {
-                "y"
+                "entry no longer matches"
             } else {
-                "ies"
+                "entries no longer match"
             },
             args.baseline
                 .as_deref()
                 .map(|p| p.display().to_string())
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            if report.summary.baseline_stale == 1 {
+                "it"
+            } else {
+                "them"
+            }
         );
     }
     if let Some(path) = &args.write_baseline
