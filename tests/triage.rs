@@ -413,3 +413,25 @@ fn suppression_near_misses_are_reported_once() {
     5 findings (RL001: 2, RL101: 3) in 1 Java file; 3 suppressed
     ");
 }
+
+/// The fenced block after `<!-- quickstart:NAME -->` in README.md.
+fn readme_block(name: &str) -> String {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let marker = format!("<!-- quickstart:{name} -->");
+    let at = readme.find(&marker).expect("README holds the quick start");
+    let rest = &readme[at + marker.len()..];
+    let body = &rest[rest.find("```").unwrap()..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    body[..body.find("```").unwrap()].to_string()
+}
+
+#[test]
+fn the_readme_quick_start_shows_the_real_output() {
+    let java = readme_block("java");
+    assert!(java.lines().count() <= 16, "a short example");
+    let dir = repo(&[("src/main/java/shop/Billing.java", &java)]);
+    let (code, out, _) = run(dir.path(), &["check", "--no-cache"]);
+    assert_eq!(code, 1);
+    let shown = readme_block("output");
+    assert_eq!(format!("$ retrylint check\n{out}"), shown);
+}
