@@ -82,8 +82,9 @@ struct CheckArgs {
     /// Do not read or write the cache of per-file facts (`.retrylint_cache`).
     #[arg(long)]
     no_cache: bool,
-    /// Keep the cache in DIR/.retrylint_cache (default: the current directory when the scanned
-    /// paths are inside it, else the first scanned directory).
+    /// Keep the cache in DIR/.retrylint_cache (default: the root of the repository of the first
+    /// scanned path; outside a repository, the current directory when the scanned paths are
+    /// inside it, else the first scanned directory).
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
     /// Parse every file, even those that cannot lead to a finding (slower; the findings are
@@ -272,7 +273,25 @@ fn relative_to_cwd(d: PathBuf) -> PathBuf {
     }
 }
 
-/// The project a cache belongs to: the current directory when every scanned path is inside it,
+/// The repository `path` belongs to: the nearest directory holding `.git` from it upwards
+/// (absolute), if any.
+fn repository_root(path: &std::path::Path) -> Option<PathBuf> {
+    let abs = std::fs::canonicalize(path).ok()?;
+    let mut dir = if abs.is_dir() {
+        Some(abs.as_path())
+    } else {
+        abs.parent()
+    };
+    while let Some(d) = dir {
+        if d.join(".git").exists() {
+            return Some(d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// The project a cache belongs to when no repository holds the scanned paths: the current directory when every scanned path is inside it,
 /// else the first scanned directory (or the directory of the first file).
 fn cache_root(paths: &[PathBuf]) -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -400,10 +419,18 @@ fn check(args: CheckArgs) -> ExitCode {
         Some(Err(e)) => return fail(&e.to_string()),
         None => None,
     };
+    // The repository of the first path: the cache lives at its root and SARIF paths are
+    // relative to it, from whichever directory the run starts.
+    let repository = repository_root(&paths[0]);
     let cache_dir = if args.no_cache {
         None
     } else {
-        Some(args.cache_dir.clone().unwrap_or_else(|| cache_root(&paths)))
+        Some(
+            args.cache_dir
+                .clone()
+                .or_else(|| repository.clone())
+                .unwrap_or_else(|| cache_root(&paths)),
+        )
     };
     // Files named on the command line (a pre-commit file list) are the report scope; the project
     // they belong to gives the facts.
@@ -553,6 +580,7 @@ fn check(args: CheckArgs) -> ExitCode {
                 sarif_category: args.sarif_category.clone(),
                 elapsed: (on_terminal && args.format == Format::Text).then(|| started.elapsed()),
                 width: on_terminal.then(terminal_width).flatten(),
+                sarif_root: repository.clone(),
             },
         )
     };

@@ -13,6 +13,7 @@ fn all_formats(dir: &std::path::Path) -> (String, serde_json::Value, serde_json:
         sarif_category: None,
         elapsed: None,
         width: None,
+        sarif_root: None,
     };
     (
         render(&report, Format::Text, &opts),

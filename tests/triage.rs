@@ -435,3 +435,31 @@ fn the_readme_quick_start_shows_the_real_output() {
     let shown = readme_block("output");
     assert_eq!(format!("$ retrylint check\n{out}"), shown);
 }
+
+#[test]
+fn sarif_paths_and_the_cache_follow_the_repository_root() {
+    let dir = repo(&[("service/src/Pay.java", &pay("Pay", KEY))]);
+    let sub = dir.path().join("service");
+    let out = retrylint(&sub)
+        .args(["check", "--format", "sarif", "src"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &v["runs"][0];
+    let loc = &run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+    assert_eq!(
+        loc["uri"], "service/src/Pay.java",
+        "relative to the repository root"
+    );
+    assert_eq!(loc["uriBaseId"], "%SRCROOT%");
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    assert_eq!(
+        run["originalUriBaseIds"]["%SRCROOT%"]["uri"],
+        format!("file://{}/", root.display())
+    );
+    assert!(
+        dir.path().join(".retrylint_cache").is_dir(),
+        "the cache at the root"
+    );
+    assert!(!sub.join(".retrylint_cache").exists());
+}

@@ -28,6 +28,9 @@ pub struct RenderOptions {
     /// Columns of the terminal the text report is wrapped to; `None`: no wrapping (a pipe or a
     /// file).
     pub width: Option<usize>,
+    /// The directory SARIF's `%SRCROOT%` stands for (the repository root); `None`: the working
+    /// directory.
+    pub sarif_root: Option<std::path::PathBuf>,
 }
 
 pub fn render(report: &Report, format: Format, opts: &RenderOptions) -> String {
@@ -35,7 +38,11 @@ pub fn render(report: &Report, format: Format, opts: &RenderOptions) -> String {
         Format::Text => text::render(report, opts.color, opts.elapsed, opts.width),
         Format::Concise => concise::render(report, opts.color),
         Format::Json => json::render(report),
-        Format::Sarif => sarif::render(report, opts.sarif_category.as_deref()),
+        Format::Sarif => sarif::render(
+            report,
+            opts.sarif_category.as_deref(),
+            &sarif::Uris::new(opts.sarif_root.as_deref()),
+        ),
         Format::Github => github::render(report),
     }
 }
