@@ -489,6 +489,17 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
         *report.summary.not_analysed.entry(ext.clone()).or_default() += 1;
     }
 
+    // A finding is in scope when any place it involves is: its primary location, the helper
+    // that evaluates the value, a key sink or a region — so a helper changed to return a random
+    // key is blocked although the finding is reported in its unchanged caller.
+    let finding_in_scope = |f: &Finding| {
+        in_scope(&f.path)
+            || f.via
+                .iter()
+                .chain(&f.sinks)
+                .chain(&f.regions)
+                .any(|r| in_scope(&r.path))
+    };
     for m in truncated {
         let mm = project.method(m);
         report.errors.push(FileError {
@@ -513,7 +524,7 @@ fn check_in_pool(opts: &Options) -> Result<Report, RunError> {
                 .ignore
                 .iter()
                 .any(|s| rules::by_id(s).is_some_and(|r| r.id == f.rule.id))
-            && in_scope(&f.path)
+            && finding_in_scope(f)
     });
     // The text of every file a finding points into, for columns, code frames and line hashes.
     let by_shown: std::collections::HashMap<String, &PathBuf> = found

@@ -411,13 +411,20 @@ pub fn apply(
                 scanned.insert(shown.clone(), String::from_utf8_lossy(&b).into_owned());
             }
         }
+    }
+    // The files with findings, also outside `files` (a pre-commit run reports a finding in the
+    // unchanged caller of a staged helper): their suppressions apply, but only the files of
+    // `files` get unused or reasonless suppressions reported.
+    let reported: std::collections::BTreeSet<String> = if everywhere {
+        scanned.keys().cloned().collect()
     } else {
-        for f in &findings {
-            if !scanned.contains_key(&f.path)
-                && let Some(t) = texts.get(&f.path)
-            {
-                scanned.insert(f.path.clone(), t.clone());
-            }
+        findings.iter().map(|f| f.path.clone()).collect()
+    };
+    for f in &findings {
+        if !scanned.contains_key(&f.path)
+            && let Some(t) = texts.get(&f.path)
+        {
+            scanned.insert(f.path.clone(), t.clone());
         }
     }
     let directives: Vec<Directive> = scanned.iter().flat_map(|(p, t)| directives(p, t)).collect();
@@ -449,6 +456,9 @@ pub fn apply(
     }
     let mut diagnostics = Vec::new();
     for (d, used) in directives.iter().zip(&used) {
+        if !reported.contains(&d.path) {
+            continue;
+        }
         let text = scanned.get(&d.path).map(String::as_str).unwrap_or("");
         let invalid = &rules::INVALID_SUPPRESSION;
         if d.malformed {

@@ -463,3 +463,47 @@ fn sarif_paths_and_the_cache_follow_the_repository_root() {
     );
     assert!(!sub.join(".retrylint_cache").exists());
 }
+
+#[test]
+fn a_staged_helper_is_blocked_by_the_finding_in_its_unchanged_caller() {
+    let billing = "package shop;\nimport org.springframework.retry.annotation.Retryable;\nclass Billing {\n  private final Keys keys = new Keys();\n  @Retryable\n  void charge(Client c, String orderId) {\n    c.setIdempotencyKey(keys.forOrder(orderId));\n  }\n}\n";
+    let keys = "package shop;\nimport java.util.UUID;\nclass Keys {\n  String forOrder(String orderId) {\n    return orderId + \"-\" + UUID.randomUUID();\n  }\n}\n";
+    let clean = "package shop;\nclass Clean {\n  String name() {\n    return \"clean\";\n  }\n}\n";
+    let dir = repo(&[
+        ("src/Billing.java", billing),
+        ("src/Keys.java", keys),
+        ("src/Clean.java", clean),
+    ]);
+    let args = |file: &'static str| ["check", "--no-cache", "--format", "concise", file];
+    // Only the helper is passed (staged): the finding, reported in the caller, is in scope
+    // because its value is evaluated in the helper.
+    let (code, out, _) = run(dir.path(), &args("src/Keys.java"));
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.starts_with("src/Billing.java:7:25: RL001 forOrder()"),
+        "{out}"
+    );
+    let (code, out, _) = run(dir.path(), &args("src/Clean.java"));
+    assert_eq!((code, out.as_str()), (0, "0 findings in 1 Java file\n"));
+    // A reviewed suppression in the unchanged caller still applies, and is not reported unused.
+    let suppressed = billing.replace(
+        "    c.setIdempotencyKey(",
+        "    // retrylint:ignore RL001 -- the provider deduplicates by order\n    c.setIdempotencyKey(",
+    );
+    std::fs::write(dir.path().join("src/Billing.java"), suppressed).unwrap();
+    let (code, out, _) = run(
+        dir.path(),
+        &[
+            "check",
+            "--no-cache",
+            "--format",
+            "concise",
+            "--report-unused-ignores",
+            "src/Keys.java",
+        ],
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "0 findings in 1 Java file; 1 suppressed\n")
+    );
+}
