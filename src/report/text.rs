@@ -122,13 +122,13 @@ fn beside(related: SourceSpan, primary: SourceSpan, text: &str) -> SourceSpan {
     };
     if ps > rs && text.is_char_boundary(ps) {
         let s = trimmed(rs, ps);
-        if s.len() > 0 {
+        if !s.is_empty() {
             return s;
         }
     }
     if pe < re && text.is_char_boundary(pe) {
         let s = trimmed(pe, re);
-        if s.len() > 0 {
+        if !s.is_empty() {
             return s;
         }
     }
