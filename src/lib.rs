@@ -25,6 +25,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use findings::{Finding, Related};
+pub use policy::enabled as rule_enabled;
 pub use pipeline::phase;
 pub use policy::{baseline, config, suppress};
 pub use suppress::Suppressed;
@@ -122,6 +123,8 @@ pub struct Summary {
     pub suppressed: usize,
     /// Findings hidden because the baseline records them (not counted in `findings`).
     pub baselined: usize,
+    /// Baseline entries for the analysed files that no finding matches any more.
+    pub baseline_stale: usize,
     /// Places where the analysis was cut short (errors of kind `incomplete`): a finding there
     /// may be missing. `--fail-on-incomplete` fails the run on them.
     pub incomplete: usize,

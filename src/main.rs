@@ -1,6 +1,6 @@
 //! The command line: parse arguments, call the library, map the outcome to an exit status.
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use retrylint::report::{self, Format, RenderOptions};
 use retrylint::rules::{self, Level};
 use std::io::{IsTerminal, Write};
@@ -23,12 +23,26 @@ enum Command {
     /// Scan `.java` files under PATH… (default: the current directory).
     Check(Box<CheckArgs>),
     /// List the rules.
-    Rules,
+    Rules {
+        /// `text`: one line per rule; `json`: id, name, level, summary and documentation.
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+    },
     /// Print a rule's documentation: why it is a bug, the unsafe and safe pattern, the fix.
     Explain {
         /// Rule id or name, e.g. RL001.
-        rule: String,
+        #[arg(required_unless_present = "all")]
+        rule: Option<String>,
+        /// Every rule's documentation, one after the other.
+        #[arg(long, conflicts_with = "rule")]
+        all: bool,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ListFormat {
+    Text,
+    Json,
 }
 
 #[derive(clap::Args)]
@@ -44,12 +58,20 @@ struct CheckArgs {
     /// Exit 0 even when there are findings (the run itself failing still exits 2).
     #[arg(long)]
     exit_zero: bool,
-    /// Only these rules (comma-separated ids or names).
+    /// Only these rules (comma-separated ids, names or id prefixes such as `RL00`).
     #[arg(long, value_delimiter = ',', value_name = "RULE,…")]
     select: Vec<String>,
-    /// Skip these rules (comma-separated ids or names).
+    /// Skip these rules (comma-separated ids, names or id prefixes such as `RL10`).
     #[arg(long, value_delimiter = ',', value_name = "RULE,…")]
     ignore: Vec<String>,
+    /// Print how many findings each rule has instead of the findings (a table, or JSON with
+    /// `--format json`).
+    #[arg(long)]
+    statistics: bool,
+    /// Print the settings this run would use (configuration file, files, rules, levels) and
+    /// exit without scanning.
+    #[arg(long)]
+    show_settings: bool,
     /// The lowest level of finding that fails the run [default: warning, or `fail-level` in
     /// retrylint.toml].
     #[arg(long, value_enum)]
@@ -60,8 +82,9 @@ struct CheckArgs {
     /// Do not read or write the cache of per-file facts (`.retrylint_cache`).
     #[arg(long)]
     no_cache: bool,
-    /// Keep the cache in DIR/.retrylint_cache (default: the current directory when the scanned
-    /// paths are inside it, else the first scanned directory).
+    /// Keep the cache in DIR/.retrylint_cache (default: the root of the repository of the first
+    /// scanned path; outside a repository, the current directory when the scanned paths are
+    /// inside it, else the first scanned directory).
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
     /// Parse every file, even those that cannot lead to a finding (slower; the findings are
@@ -142,7 +165,9 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Rules => {
+        Command::Rules {
+            format: ListFormat::Text,
+        } => {
             for r in rules::ALL {
                 println!(
                     "{}  {:<36} {:<8} {}",
@@ -154,18 +179,95 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Explain { rule } => match rules::by_id(&rule) {
-            Some(r) => {
-                println!("{}", rules::explain(r));
-                ExitCode::SUCCESS
+        Command::Rules {
+            format: ListFormat::Json,
+        } => {
+            let list: Vec<serde_json::Value> = rules::ALL
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "id": r.id,
+                        "name": r.name,
+                        "level": r.level.as_str(),
+                        "summary": r.summary,
+                        "fix": r.fix,
+                        "documentation": r.markdown(),
+                    })
+                })
+                .collect();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&list).unwrap_or_else(|_| "[]".into())
+            );
+            ExitCode::SUCCESS
+        }
+        Command::Explain { all: true, .. } => {
+            let docs: Vec<String> = rules::ALL.iter().map(|r| rules::explain(r)).collect();
+            println!("{}", docs.join("\n\n---\n\n"));
+            ExitCode::SUCCESS
+        }
+        Command::Explain { rule, .. } => {
+            let rule = rule.unwrap_or_default();
+            match rules::by_id(&rule) {
+                Some(r) => {
+                    println!("{}", rules::explain(r));
+                    ExitCode::SUCCESS
+                }
+                None => {
+                    error(format!("unknown rule `{rule}` (see `retrylint rules`)"));
+                    ExitCode::from(2)
+                }
             }
-            None => {
-                error(format!("unknown rule `{rule}` (see `retrylint rules`)"));
-                ExitCode::from(2)
-            }
-        },
+        }
         Command::Check(args) => check(*args),
     }
+}
+
+/// `--select`/`--ignore` entries as rule ids: each entry trimmed, an id prefix (`RL00`) standing
+/// for every rule it starts; an entry that names no rule is an error.
+fn rule_ids(entries: &[String]) -> Result<Vec<String>, String> {
+    let mut ids = Vec::new();
+    for e in entries.iter().filter(|e| !e.trim().is_empty()) {
+        let found = rules::matching(e);
+        if found.is_empty() {
+            return Err(format!(
+                "unknown rule `{}`: give a rule id (RL001), a name or an id prefix (RL00) (see `retrylint rules`)",
+                e.trim()
+            ));
+        }
+        ids.extend(found.iter().map(|r| r.id.to_string()));
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ids)
+}
+
+/// Colour: never with `NO_COLOR`; always with `FORCE_COLOR` or `CLICOLOR_FORCE` (other than
+/// `0`); else when the report goes to a terminal.
+fn use_color(to_terminal: bool) -> bool {
+    let set = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    if set("NO_COLOR").is_some() {
+        return false;
+    }
+    if set("FORCE_COLOR").is_some_and(|v| v != "0" && v != "false")
+        || set("CLICOLOR_FORCE").is_some_and(|v| v != "0")
+    {
+        return true;
+    }
+    to_terminal
+}
+
+/// Check that `path` can be written before the scan (an unwritable report must not be found
+/// after minutes of work): opened for appending, so nothing is truncated yet. Returns whether
+/// the file was created, so that a run that fails can remove it again.
+fn writable(path: &std::path::Path, what: &str) -> Result<bool, String> {
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map(|_| !existed)
+        .map_err(|e| format!("cannot write the {what} to `{}`: {e}", path.display()))
 }
 
 /// The project a file belongs to: its nearest enclosing directory holding `.git`, else its own
@@ -202,7 +304,25 @@ fn relative_to_cwd(d: PathBuf) -> PathBuf {
     }
 }
 
-/// The project a cache belongs to: the current directory when every scanned path is inside it,
+/// The repository `path` belongs to: the nearest directory holding `.git` from it upwards
+/// (absolute), if any.
+fn repository_root(path: &std::path::Path) -> Option<PathBuf> {
+    let abs = std::fs::canonicalize(path).ok()?;
+    let mut dir = if abs.is_dir() {
+        Some(abs.as_path())
+    } else {
+        abs.parent()
+    };
+    while let Some(d) = dir {
+        if d.join(".git").exists() {
+            return Some(d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// The project a cache belongs to when no repository holds the scanned paths: the current directory when every scanned path is inside it,
 /// else the first scanned directory (or the directory of the first file).
 fn cache_root(paths: &[PathBuf]) -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -222,13 +342,104 @@ fn cache_root(paths: &[PathBuf]) -> PathBuf {
     }
 }
 
+/// `--show-settings`: what this run would use, one `name: value` per line.
+fn show_settings(opts: &retrylint::Options, args: &CheckArgs, threshold: Level) -> String {
+    let shown = |p: &PathBuf| retrylint::discovery::display_path(p);
+    let list = |v: &[PathBuf]| {
+        if v.is_empty() {
+            "(none)".to_string()
+        } else {
+            v.iter().map(shown).collect::<Vec<_>>().join(", ")
+        }
+    };
+    let config = opts.config.as_deref();
+    let mut out = String::new();
+    let mut line = |k: &str, v: String| out.push_str(&format!("{k:<24}{v}\n"));
+    line(
+        "config file:",
+        match (config, args.no_config) {
+            (Some(c), _) => shown(&c.path),
+            (None, true) => "(none: --no-config)".into(),
+            (None, false) => format!(
+                "(none: no {} from the first path up to the repository root)",
+                retrylint::config::FILE_NAME
+            ),
+        },
+    );
+    line("paths:", list(&opts.paths));
+    if let Some(scope) = &opts.report_scope {
+        line("report on:", list(scope));
+    }
+    let globs = |v: Option<&[String]>| match v {
+        Some(g) if !g.is_empty() => g.join(", "),
+        _ => "(none)".into(),
+    };
+    line("include:", globs(config.map(|c| &c.include_globs[..])));
+    line("exclude:", globs(config.map(|c| &c.exclude_globs[..])));
+    if let Some(c) = config {
+        for (glob, ids) in &c.per_file_ignores {
+            line("per-file-ignores:", format!("{glob} = {}", ids.join(", ")));
+        }
+    }
+    for r in rules::ALL {
+        let state = if retrylint::rule_enabled(opts, r) {
+            config.map_or(r.level, |c| c.level(r)).as_str()
+        } else {
+            "off"
+        };
+        line(&format!("rule {}:", r.id), format!("{state:<8}{}", r.name));
+    }
+    line("fail-level:", threshold.as_str().into());
+    line(
+        "require-reason:",
+        config.is_some_and(|c| c.require_reason).to_string(),
+    );
+    line(
+        "report-unused-ignores:",
+        opts.report_unused_ignores.to_string(),
+    );
+    line("catalogue files:", list(&opts.catalogues));
+    line(
+        "baseline:",
+        opts.baseline.as_ref().map_or("(none)".into(), shown),
+    );
+    line(
+        "cache:",
+        opts.cache_dir
+            .as_ref()
+            .map_or("(off)".into(), |d| shown(&d.join(".retrylint_cache"))),
+    );
+    line("max-file-size:", format!("{} bytes", opts.max_file_bytes));
+    line("prefilter:", opts.prefilter.to_string());
+    line(
+        "format:",
+        args.format
+            .to_possible_value()
+            .map_or(String::new(), |v| v.get_name().to_string()),
+    );
+    out
+}
+
 fn check(args: CheckArgs) -> ExitCode {
     let started = std::time::Instant::now();
+    let fail = |e: &str| {
+        error(e);
+        ExitCode::from(2)
+    };
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
         args.paths.clone()
     };
+    let (select, ignore) = match (rule_ids(&args.select), rule_ids(&args.ignore)) {
+        (Ok(s), Ok(i)) => (s, i),
+        (Err(e), _) | (_, Err(e)) => return fail(&e),
+    };
+    if args.statistics && matches!(args.format, Format::Sarif | Format::Github) {
+        return fail(
+            "--statistics prints a table (--format text or concise) or JSON (--format json), not SARIF or GitHub annotations",
+        );
+    }
     let config_file = match &args.config {
         Some(f) => Some(f.clone()),
         None if args.no_config => None,
@@ -236,16 +447,21 @@ fn check(args: CheckArgs) -> ExitCode {
     };
     let config = match config_file.map(|f| retrylint::config::Config::load(&f)) {
         Some(Ok(c)) => Some(std::sync::Arc::new(c)),
-        Some(Err(e)) => {
-            error(e);
-            return ExitCode::from(2);
-        }
+        Some(Err(e)) => return fail(&e.to_string()),
         None => None,
     };
+    // The repository of the first path: the cache lives at its root and SARIF paths are
+    // relative to it, from whichever directory the run starts.
+    let repository = repository_root(&paths[0]);
     let cache_dir = if args.no_cache {
         None
     } else {
-        Some(args.cache_dir.clone().unwrap_or_else(|| cache_root(&paths)))
+        Some(
+            args.cache_dir
+                .clone()
+                .or_else(|| repository.clone())
+                .unwrap_or_else(|| cache_root(&paths)),
+        )
     };
     // Files named on the command line (a pre-commit file list) are the report scope; the project
     // they belong to gives the facts.
@@ -271,13 +487,21 @@ fn check(args: CheckArgs) -> ExitCode {
         .as_deref()
         .map(retrylint::baseline::Baseline::load)
     {
-        error(e);
-        return ExitCode::from(2);
+        return fail(&e);
     }
+    let threshold = match args.fail_level {
+        Some(FailLevel::Error) => Level::Error,
+        Some(FailLevel::Warning) => Level::Warning,
+        Some(FailLevel::Note) => Level::Note,
+        None => config
+            .as_ref()
+            .and_then(|c| c.fail_level)
+            .unwrap_or(Level::Warning),
+    };
     let mut opts = retrylint::Options {
         paths,
-        select: args.select.clone(),
-        ignore: args.ignore.clone(),
+        select,
+        ignore,
         catalogues: args.catalogue.clone(),
         max_file_bytes: args.max_file_size,
         cache_dir,
@@ -291,6 +515,28 @@ fn check(args: CheckArgs) -> ExitCode {
         config: config.clone(),
         ..retrylint::Options::new(Vec::new())
     };
+    if args.show_settings {
+        print!("{}", show_settings(&opts, &args, threshold));
+        return ExitCode::SUCCESS;
+    }
+    // The files this run writes are checked before the scan; one created for the check is
+    // removed again when the run fails.
+    let mut created: Vec<PathBuf> = Vec::new();
+    let targets = [(&args.output, "report"), (&args.write_baseline, "baseline")];
+    for (path, what) in targets {
+        if let Some(p) = path {
+            match writable(p, what) {
+                Ok(true) => created.push(p.clone()),
+                Ok(false) => {}
+                Err(e) => {
+                    for c in &created {
+                        let _ = std::fs::remove_file(c);
+                    }
+                    return fail(&e);
+                }
+            }
+        }
+    }
     let counter = std::sync::Arc::new(retrylint::progress::Counter::default());
     let bar = retrylint::progress::wanted(args.quiet).then(|| {
         opts.progress = Some(counter.clone());
@@ -301,10 +547,34 @@ fn check(args: CheckArgs) -> ExitCode {
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            error(e);
-            return ExitCode::from(2);
+            for c in &created {
+                let _ = std::fs::remove_file(c);
+            }
+            return fail(&e.to_string());
         }
     };
+    if report.summary.files_scanned == 0 && report.summary.files_failed == 0 {
+        let named: Vec<String> = args
+            .paths
+            .iter()
+            .map(|p| format!("`{}`", p.display()))
+            .collect();
+        let hint = match &config {
+            Some(c) => format!(
+                "; check the paths and `include`/`exclude` in {}",
+                retrylint::discovery::display_path(&c.path)
+            ),
+            None => "; check the paths".into(),
+        };
+        eprintln!(
+            "warning: no Java files found to analyse in {}{hint}",
+            if named.is_empty() {
+                "`.`".to_string()
+            } else {
+                named.join(", ")
+            }
+        );
+    }
     if let Some(path) = &args.write_baseline {
         let text = retrylint::baseline::render(
             path,
@@ -312,29 +582,43 @@ fn check(args: CheckArgs) -> ExitCode {
             &report.texts,
         );
         if let Err(e) = retrylint::safe_fs::write_output(path, text.as_bytes()) {
-            error(format!(
+            return fail(&format!(
                 "cannot write the baseline to `{}`: {e}",
                 path.display()
             ));
-            return ExitCode::from(2);
         }
     }
-    // A text report on the terminal ends with the summary line itself (with the time).
-    let text_on_terminal =
-        args.output.is_none() && args.format == Format::Text && std::io::stdout().is_terminal();
-    let color = text_on_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let rendered = report::render(
-        &report,
-        args.format,
-        &RenderOptions {
-            color,
-            sarif_category: args.sarif_category.clone(),
-            elapsed: text_on_terminal.then(|| started.elapsed()),
-        },
-    );
+    // With --write-baseline the findings are recorded, not shown (unless --output asks for them).
+    let to_stdout = args.output.is_none() && args.write_baseline.is_none();
+    let on_terminal = to_stdout && std::io::stdout().is_terminal();
+    // A report read by people (text, concise, statistics) ends with the summary line itself; on
+    // a terminal, with the time.
+    let for_people = matches!(args.format, Format::Text | Format::Concise)
+        || (args.statistics && args.format != Format::Json);
+    let color = use_color(on_terminal) && to_stdout && for_people;
+    let rendered = if args.statistics {
+        if args.format == Format::Json {
+            report::statistics::render_json(&report)
+        } else {
+            report::statistics::render(&report)
+        }
+    } else {
+        report::render(
+            &report,
+            args.format,
+            &RenderOptions {
+                color,
+                sarif_category: args.sarif_category.clone(),
+                elapsed: (on_terminal && args.format == Format::Text).then(|| started.elapsed()),
+                width: on_terminal.then(terminal_width).flatten(),
+                sarif_root: repository.clone(),
+            },
+        )
+    };
     let written = match &args.output {
         Some(path) => retrylint::safe_fs::write_output(path, rendered.as_bytes())
             .map_err(|e| format!("cannot write the report to `{}`: {e}", path.display())),
+        None if !to_stdout => Ok(()),
         None => {
             let mut out = std::io::stdout().lock();
             out.write_all(rendered.as_bytes())
@@ -343,14 +627,35 @@ fn check(args: CheckArgs) -> ExitCode {
         }
     };
     if let Err(e) = written {
-        error(e);
-        return ExitCode::from(2);
+        return fail(&e);
     }
-    if !args.quiet && !text_on_terminal {
+    // The summary once: on standard error unless the report on standard output ends with it.
+    let summary_shown = to_stdout && for_people;
+    if !args.quiet && !summary_shown {
         eprintln!(
             "retrylint: {} ({:.2}s)",
             escaped(&report::text::summary_line(&report.summary)),
             started.elapsed().as_secs_f64()
+        );
+    }
+    if report.summary.baseline_stale > 0 && !args.quiet {
+        eprintln!(
+            "retrylint: {} baseline {} a finding (fixed, or the line changed); run with `--write-baseline {}` to drop {}",
+            report.summary.baseline_stale,
+            if report.summary.baseline_stale == 1 {
+                "entry no longer matches"
+            } else {
+                "entries no longer match"
+            },
+            args.baseline
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            if report.summary.baseline_stale == 1 {
+                "it"
+            } else {
+                "them"
+            }
         );
     }
     if let Some(path) = &args.write_baseline
@@ -363,15 +668,6 @@ fn check(args: CheckArgs) -> ExitCode {
             path.display()
         );
     }
-    let threshold = match args.fail_level {
-        Some(FailLevel::Error) => Level::Error,
-        Some(FailLevel::Warning) => Level::Warning,
-        Some(FailLevel::Note) => Level::Note,
-        None => config
-            .as_ref()
-            .and_then(|c| c.fail_level)
-            .unwrap_or(Level::Warning),
-    };
     let fail_on_incomplete =
         args.fail_on_incomplete || config.as_ref().is_some_and(|c| c.fail_on_incomplete);
     let s = &report.summary;
@@ -390,4 +686,9 @@ fn check(args: CheckArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The width of the terminal standard output is on.
+fn terminal_width() -> Option<usize> {
+    terminal_size::terminal_size().map(|(w, _)| (w.0 as usize).max(40))
 }

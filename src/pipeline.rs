@@ -64,7 +64,7 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
         .iter()
         .filter(|e| e.kind == crate::INCOMPLETE)
         .count();
-    findings.retain(|f| selected(opts, f) && scope.contains(&f.path));
+    findings.retain(|f| selected(opts, f) && scope.holds(f));
     read_texts(&found.java, &findings, opts, &mut report);
     findings::finish(&mut findings, &report.texts);
     report

@@ -160,7 +160,7 @@ fn a_bad_config_exits_2_naming_file_line_and_column() {
         ),
         (
             "[rules]\nRL001 = \"loud\"\n",
-            "error: bad config file retrylint.toml:2:9: unknown variant `loud`, expected one of `off`, `error`, `warning`, `note`",
+            "error: bad config file retrylint.toml:2:9: `RL001` must be one of `off`, `error`, `warning`, `note`, not \"loud\"",
         ),
         (
             "[rules]\nRL042 = \"off\"\n",
@@ -168,7 +168,15 @@ fn a_bad_config_exits_2_naming_file_line_and_column() {
         ),
         (
             "exclude = [\"{gen,build\"]\n",
-            "error: bad config file retrylint.toml:1:12: bad glob: error parsing glob '{gen,build': unclosed alternate group",
+            "error: bad config file retrylint.toml:1:12: bad glob `{gen,build`: unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?); globs use .gitignore syntax",
+        ),
+        (
+            "include = [\"src/[a-\"]\n",
+            "error: bad config file retrylint.toml:1:12: bad glob `src/[a-`: unclosed character class; missing ']'; globs use .gitignore syntax",
+        ),
+        (
+            "fail-level = 3\n",
+            "error: bad config file retrylint.toml:1:14: `fail-level` must be one of `error`, `warning`, `note`, not 3",
         ),
         (
             "[[regions.annotation]]\nid = \"x\"\nannotationz = []\n",

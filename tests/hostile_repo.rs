@@ -119,11 +119,11 @@ fn the_configuration_shows_in_every_format() {
     assert_eq!(c["rule_levels"]["RL001"], "note");
     assert_eq!(c["files_excluded"], 1);
     assert!(
-        err.contains("config retrylint.toml (RL004 off, RL001 at note, 1 file excluded)"),
+        err.contains("settings from retrylint.toml (RL004 off, RL001 at note, 1 file excluded)"),
         "{err}"
     );
     let text = retrylint(d.path()).arg(".").output().unwrap();
-    assert!(String::from_utf8_lossy(&text.stdout).contains("config retrylint.toml (RL004 off"));
+    assert!(String::from_utf8_lossy(&text.stdout).contains("settings from retrylint.toml (RL004 off"));
     let sarif = retrylint(d.path())
         .args(["--format", "sarif", "."])
         .output()

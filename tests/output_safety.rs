@@ -12,6 +12,8 @@ fn all_formats(dir: &std::path::Path) -> (String, serde_json::Value, serde_json:
         color: false,
         sarif_category: None,
         elapsed: None,
+        width: None,
+        sarif_root: None,
     };
     (
         render(&report, Format::Text, &opts),

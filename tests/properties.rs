@@ -92,6 +92,8 @@ fn run(dir: &std::path::Path) -> (String, String, usize) {
         color: false,
         sarif_category: None,
         elapsed: None,
+        width: None,
+        sarif_root: None,
     };
     let json = render(&report, Format::Json, &opts);
     let sarif = render(&report, Format::Sarif, &opts);

@@ -21,6 +21,8 @@ fn rendered(report: &retrylint::Report) -> (String, serde_json::Value, serde_jso
         color: false,
         sarif_category: None,
         elapsed: None,
+        width: None,
+        sarif_root: None,
     };
     let text = render(report, Format::Text, &opts);
     let json = serde_json::from_str(&render(report, Format::Json, &opts)).expect("JSON parses");

@@ -105,12 +105,15 @@ impl Baseline {
         })
     }
 
-    /// Split `findings` (in report order) into new ones and ones the baseline records.
+    /// Split `findings` (in report order) into new ones and ones the baseline records; also
+    /// how many recorded findings of the `analysed` files (shown path, path on disk) no finding
+    /// matched (fixed, or their line edited): stale entries.
     pub fn split(
         &self,
         findings: Vec<Finding>,
         texts: &BTreeMap<String, String>,
-    ) -> (Vec<Finding>, Vec<Finding>) {
+        analysed: &[(String, PathBuf)],
+    ) -> (Vec<Finding>, Vec<Finding>, usize) {
         let mut left = self.counts.clone();
         let mut new = Vec::new();
         let mut known = Vec::new();
@@ -123,7 +126,16 @@ impl Baseline {
                 _ => new.push(f),
             }
         }
-        (new, known)
+        let files: std::collections::HashSet<String> = analysed
+            .iter()
+            .map(|(shown, _)| relative_to(&self.dir, shown))
+            .collect();
+        let stale = left
+            .iter()
+            .filter(|((path, ..), _)| files.contains(path))
+            .map(|(_, n)| *n as usize)
+            .sum();
+        (new, known, stale)
     }
 }
 

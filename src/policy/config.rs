@@ -34,8 +34,10 @@ struct File {
     #[serde(default)]
     exclude: Vec<Spanned<String>>,
     #[serde(default)]
-    rules: BTreeMap<Spanned<String>, RuleSetting>,
-    fail_level: Option<Level>,
+    rules: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
+    #[serde(default)]
+    per_file_ignores: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
+    fail_level: Option<Spanned<toml::Value>>,
     #[serde(default)]
     require_reason: bool,
     #[serde(default)]
@@ -57,6 +59,12 @@ pub struct Config {
     pub root: PathBuf,
     include: Option<ignore::gitignore::Gitignore>,
     exclude: Option<ignore::gitignore::Gitignore>,
+    /// The globs as written, for `--show-settings`.
+    pub include_globs: Vec<String>,
+    pub exclude_globs: Vec<String>,
+    /// `[per-file-ignores]`: a glob and the rule ids switched off in the files it matches.
+    pub per_file_ignores: Vec<(String, Vec<&'static str>)>,
+    per_file_matchers: Vec<ignore::gitignore::Gitignore>,
     /// Rule id → its setting; rules not named keep their default.
     pub rules: BTreeMap<&'static str, RuleSetting>,
     pub fail_level: Option<Level>,
@@ -182,12 +190,55 @@ fn matcher(
     }
     let mut b = ignore::gitignore::GitignoreBuilder::new(root);
     for g in globs {
+        check_glob(g.get_ref()).map_err(|e| at(path, text, g.span().start, &e))?;
         b.add_line(None, g.get_ref())
             .map_err(|e| at(path, text, g.span().start, &format!("bad glob: {e}")))?;
     }
     b.build()
         .map(Some)
         .map_err(|e| ConfigError(format!("bad config file {}: {e}", path.display())))
+}
+
+/// What a glob may hold, for error messages.
+const GLOB_SYNTAX: &str = "globs use .gitignore syntax: `*`, `**`, `?`, `[abc]`, `[a-z]`, `{a,b}`, a leading `!` to negate, a leading `/` to anchor";
+
+/// The gitignore matcher accepts some malformed globs (`src/[a-`) and then matches nothing:
+/// check each with the stricter glob parser.
+fn check_glob(glob: &str) -> Result<(), String> {
+    let g = glob.strip_prefix('!').unwrap_or(glob);
+    let g = g.strip_prefix('/').unwrap_or(g);
+    if g.trim().is_empty() {
+        return Err(format!("empty glob `{glob}`; {GLOB_SYNTAX}"));
+    }
+    globset::GlobBuilder::new(g)
+        .literal_separator(true)
+        .build()
+        .map(|_| ())
+        .map_err(|e| format!("bad glob `{glob}`: {}; {GLOB_SYNTAX}", e.kind()))
+}
+
+/// A string setting that must be one of `allowed`, with an error that lists them.
+fn choice<'a>(
+    value: &'a Spanned<toml::Value>,
+    key: &str,
+    allowed: &[&str],
+    path: &Path,
+    text: &str,
+) -> Result<&'a str, ConfigError> {
+    let list = allowed
+        .iter()
+        .map(|a| format!("`{a}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match value.get_ref() {
+        toml::Value::String(s) if allowed.contains(&s.as_str()) => Ok(s),
+        other => Err(at(
+            path,
+            text,
+            value.span().start,
+            &format!("`{key}` must be one of {list}, not {other}"),
+        )),
+    }
 }
 
 impl Config {
@@ -220,7 +271,14 @@ impl Config {
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
         let mut rules = BTreeMap::new();
+        let settings = ["off", "error", "warning", "note"];
         for (name, setting) in &file.rules {
+            let setting = match choice(setting, name.get_ref(), &settings, path, text)? {
+                "off" => RuleSetting::Off,
+                "error" => RuleSetting::Error,
+                "warning" => RuleSetting::Warning,
+                _ => RuleSetting::Note,
+            };
             let Some(rule) = rules::by_id(name.get_ref()) else {
                 return Err(at(
                     path,
@@ -232,7 +290,59 @@ impl Config {
                     ),
                 ));
             };
-            rules.insert(rule.id, *setting);
+            rules.insert(rule.id, setting);
+        }
+        let fail_level = match &file.fail_level {
+            None => None,
+            Some(v) => Some(
+                match choice(v, "fail-level", &["error", "warning", "note"], path, text)? {
+                    "error" => Level::Error,
+                    "warning" => Level::Warning,
+                    _ => Level::Note,
+                },
+            ),
+        };
+        let mut per_file_ignores = Vec::new();
+        let mut per_file_matchers = Vec::new();
+        for (glob, value) in &file.per_file_ignores {
+            let names: Vec<&str> = match value.get_ref() {
+                toml::Value::Array(a) => a.iter().filter_map(|v| v.as_str()).collect(),
+                _ => Vec::new(),
+            };
+            let all_strings =
+                matches!(value.get_ref(), toml::Value::Array(a) if a.len() == names.len());
+            if !all_strings || names.is_empty() {
+                return Err(at(
+                    path,
+                    text,
+                    value.span().start,
+                    &format!(
+                        "`{}` in [per-file-ignores] must be a list of rules, e.g. [\"RL001\", \"RL10\"]",
+                        glob.get_ref()
+                    ),
+                ));
+            }
+            let mut ids = Vec::new();
+            for n in names {
+                let found = rules::matching(n);
+                if found.is_empty() {
+                    return Err(at(
+                        path,
+                        text,
+                        value.span().start,
+                        &format!(
+                            "unknown rule `{n}` in [per-file-ignores] (see `retrylint rules`)"
+                        ),
+                    ));
+                }
+                ids.extend(found.iter().map(|r| r.id));
+            }
+            ids.sort_unstable();
+            ids.dedup();
+            if let Some(m) = matcher(&root, std::slice::from_ref(glob), path, text)? {
+                per_file_matchers.push(m);
+                per_file_ignores.push((glob.get_ref().clone(), ids));
+            }
         }
         let has_rows = file.regions.is_some()
             || file.sources.is_some()
@@ -241,10 +351,14 @@ impl Config {
         Ok(Config {
             include: matcher(&root, &file.include, path, text)?,
             exclude: matcher(&root, &file.exclude, path, text)?,
+            include_globs: file.include.iter().map(|g| g.get_ref().clone()).collect(),
+            exclude_globs: file.exclude.iter().map(|g| g.get_ref().clone()).collect(),
+            per_file_ignores,
+            per_file_matchers,
             path: path.to_path_buf(),
             root,
             rules,
-            fail_level: file.fail_level,
+            fail_level,
             require_reason: file.require_reason,
             report_unused_ignores: file.report_unused_ignores,
             fail_on_incomplete: file.fail_on_incomplete,
@@ -270,6 +384,22 @@ impl Config {
             .as_ref()
             .is_some_and(|m| m.matched_path_or_any_parents(rel, false).is_ignore());
         included && !excluded
+    }
+
+    /// Does `[per-file-ignores]` switch `rule` off in `file`?
+    pub fn ignores_in_file(&self, file: &Path, rule: &Rule) -> bool {
+        let Ok(abs) = std::fs::canonicalize(file).or_else(|_| std::path::absolute(file)) else {
+            return false;
+        };
+        let Ok(rel) = abs.strip_prefix(&self.root) else {
+            return false;
+        };
+        self.per_file_ignores
+            .iter()
+            .zip(&self.per_file_matchers)
+            .any(|((_, ids), m)| {
+                ids.contains(&rule.id) && m.matched_path_or_any_parents(rel, false).is_ignore()
+            })
     }
 
     /// `found` without the files the globs leave out.
@@ -412,6 +542,59 @@ mod tests {
             rows.contains("withDedupToken") && !rows.contains("gen"),
             "{rows}"
         );
+    }
+
+    #[test]
+    fn bad_globs_and_choices_list_what_is_allowed() {
+        let e = parse("include = [\"src/[a-\"]\n").unwrap_err();
+        assert!(
+            e.starts_with(
+                "bad config file retrylint.toml:1:12: bad glob `src/[a-`: unclosed character class"
+            ),
+            "{e}"
+        );
+        assert!(e.contains("`[abc]`") && !e.contains('\n'), "{e}");
+        let e = parse("fail-level = 3\n").unwrap_err();
+        assert_eq!(
+            e,
+            "bad config file retrylint.toml:1:14: `fail-level` must be one of `error`, `warning`, `note`, not 3"
+        );
+        let e = parse("[rules]\nRL001 = 1\n").unwrap_err();
+        assert!(e.contains("`RL001` must be one of `off`, `error`"), "{e}");
+        let e = parse("[per-file-ignores]\n\"src/test/**\" = \"RL001\"\n").unwrap_err();
+        assert!(e.contains("must be a list of rules"), "{e}");
+        let e = parse("[per-file-ignores]\n\"src/test/**\" = [\"RL9\"]\n").unwrap_err();
+        assert!(
+            e.contains("unknown rule `RL9` in [per-file-ignores]"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn per_file_ignores_take_prefixes() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(FILE_NAME);
+        let text = "[per-file-ignores]\n\"src/test/**\" = [\"RL00\", \"RL101\"]\n";
+        std::fs::write(&file, text).unwrap();
+        let c = Config::load(&file).unwrap();
+        assert_eq!(c.per_file_ignores.len(), 1);
+        assert_eq!(
+            c.per_file_ignores[0].1,
+            vec!["RL001", "RL002", "RL003", "RL004", "RL005", "RL101"]
+        );
+        let root = c.root.clone();
+        assert!(c.ignores_in_file(
+            &root.join("src/test/A.java"),
+            rules::by_id("RL002").unwrap()
+        ));
+        assert!(!c.ignores_in_file(
+            &root.join("src/test/A.java"),
+            rules::by_id("RL100").unwrap()
+        ));
+        assert!(!c.ignores_in_file(
+            &root.join("src/main/A.java"),
+            rules::by_id("RL002").unwrap()
+        ));
     }
 
     #[test]

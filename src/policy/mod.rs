@@ -12,7 +12,7 @@ use config::RuleSetting;
 use std::path::PathBuf;
 
 /// Does this run report `rule`? `--select` and `--ignore` win over `retrylint.toml`.
-fn enabled(opts: &Options, rule: &Rule) -> bool {
+pub fn enabled(opts: &Options, rule: &Rule) -> bool {
     let named = |list: &[String]| {
         list.iter()
             .any(|s| rules::by_id(s).is_some_and(|r| r.id == rule.id))
@@ -40,13 +40,32 @@ pub(crate) fn apply(
     let config = opts.config.as_deref();
     let mut findings = std::mem::take(&mut report.findings);
     findings.retain(|f| enabled(opts, f.rule));
+    // `[per-file-ignores]`: rules switched off for the files that match a glob.
+    let by_shown: std::collections::HashMap<String, &PathBuf> = analysed
+        .iter()
+        .map(|p| (crate::discovery::display_path(p), p))
+        .collect();
+    if let Some(c) = config.filter(|c| !c.per_file_ignores.is_empty()) {
+        findings.retain(|f| {
+            by_shown
+                .get(&f.path)
+                .is_none_or(|p| !c.ignores_in_file(p, f.rule))
+        });
+    }
     let enabled_rule = |r: &Rule| enabled(opts, r);
     let settings = suppress::Settings {
         require_reason: config.is_some_and(|c| c.require_reason),
         report_unused: opts.report_unused_ignores,
         enabled: &enabled_rule,
     };
-    let files = suppress::shown(analysed);
+    // A file that was not analysed (too large, unreadable) has no unused suppression to report.
+    let mut files = suppress::shown(analysed);
+    files.retain(|(shown, _)| {
+        !report
+            .errors
+            .iter()
+            .any(|e| e.severity == "error" && &e.path == shown)
+    });
     let mut outcome = suppress::apply(findings, &report.texts, &files, &settings);
     report.texts.append(&mut outcome.texts);
     crate::findings::finish(&mut outcome.diagnostics, &report.texts);
@@ -64,10 +83,11 @@ pub(crate) fn apply(
             f.level = c.level(f.rule);
         }
     }
-    let (findings, baselined) = match &baseline {
-        Some(b) => b.split(findings, &report.texts),
-        None => (findings, Vec::new()),
+    let (findings, baselined, stale) = match &baseline {
+        Some(b) => b.split(findings, &report.texts, &files),
+        None => (findings, Vec::new(), 0),
     };
+    report.summary.baseline_stale = stale;
     report.summary.findings = findings.len();
     report.summary.by_rule.clear();
     for f in &findings {

@@ -51,6 +51,9 @@ pub struct Directive {
     /// Lines of the covered statement that it does not reach: the bodies of lambdas and
     /// anonymous classes nested in it (a callback's code is not the statement's own line).
     pub holes: Vec<(u32, u32)>,
+    /// A near-miss of the syntax (`retrylint: ignore`, `retrylint:disable`): it suppresses
+    /// nothing and is reported (RL101) with how to write it.
+    pub malformed: bool,
 }
 
 impl Directive {
@@ -112,32 +115,88 @@ fn parse_rest(rest: &str) -> (Option<Vec<&'static Rule>>, Vec<String>, Option<St
     (rules, unknown, reason)
 }
 
-/// The directive in a comment's text, if any: from `retrylint:ignore` to the end of that line
-/// (or of the block comment). Only a comment that starts with the directive holds one (after
-/// `//`, `/*` or `/**` and spaces): one quoted in the middle of a comment's prose does not count.
-fn comment_directive(comment: &str) -> Option<(usize, &str)> {
+/// Can `bytes` hold a directive (`retrylint` in any case)?
+fn mentions_tool(bytes: &[u8]) -> bool {
+    bytes
+        .windows(9)
+        .any(|w| w.eq_ignore_ascii_case(b"retrylint"))
+}
+
+/// Words that, after `retrylint`, show a suppression was meant.
+const MEANT: &[&str] = &[
+    "ignore", "disable", "suppress", "noqa", "nolint", "off", "skip", "allow",
+];
+
+/// A directive found in a comment: where it starts, how long its keyword is, what follows it
+/// up to the end of that line (or of the block comment), and whether it is a near-miss.
+struct Found<'a> {
+    at: usize,
+    keyword: usize,
+    rest: &'a str,
+    malformed: bool,
+}
+
+/// The directive in a comment's text, if any. `retrylint:ignore` is accepted in any case and
+/// with a colon after it (`RETRYLINT:IGNORE`, `retrylint:ignore: RL001`); `retrylint` then a
+/// suppression word written otherwise (`retrylint: ignore`, `retrylint:disable`,
+/// `retrylint-ignore`) is a near-miss.
+fn comment_directive(comment: &str) -> Option<Found<'_>> {
+    let lower = comment.to_ascii_lowercase();
+    let line_of = |from: usize| {
+        let mut rest = comment[from..].lines().next().unwrap_or("");
+        if let Some(r) = rest.trim_end().strip_suffix("*/") {
+            rest = r;
+        }
+        rest
+    };
+    // Only a comment that starts with the directive holds one (after `//`, `/*` or `/**` and
+    // spaces): one quoted in the middle of a comment's prose does not count.
     let lead = comment
         .find(|c: char| !(c == '/' || c == '*' || c.is_whitespace()))
         .unwrap_or(comment.len());
-    let at = lead;
-    if !comment[at..].starts_with(DIRECTIVE) {
-        return None;
+    {
+        let at = lead;
+        if !lower[at..].starts_with("retrylint") {
+            return None;
+        }
+        let from = at + "retrylint".len();
+        let after = &lower[from..];
+        if let Some(a) = after.strip_prefix(":ignore") {
+            let colon = usize::from(a.starts_with(':'));
+            let a = &a[colon..];
+            if a.is_empty() || a.starts_with(char::is_whitespace) || colon == 1 {
+                let keyword = DIRECTIVE.len() + colon;
+                return Some(Found {
+                    at,
+                    keyword,
+                    rest: line_of(at + keyword),
+                    malformed: false,
+                });
+            }
+        }
+        let sep = after
+            .find(|c: char| !(c.is_whitespace() && c != '\n' || matches!(c, ':' | '-' | '_')))
+            .unwrap_or(after.len());
+        let word_len = after[sep..]
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(after.len() - sep);
+        if sep <= 3 && MEANT.contains(&&after[sep..sep + word_len]) {
+            let keyword = "retrylint".len() + sep + word_len;
+            return Some(Found {
+                at,
+                keyword,
+                rest: line_of(at + keyword),
+                malformed: true,
+            });
+        }
     }
-    let after = &comment[at + DIRECTIVE.len()..];
-    if !(after.is_empty() || after.starts_with(char::is_whitespace)) {
-        return None;
-    }
-    let mut rest = after.lines().next().unwrap_or("");
-    if let Some(r) = rest.trim_end().strip_suffix("*/") {
-        rest = r;
-    }
-    Some((at, rest))
+    None
 }
 
 /// Every suppression in `text`, a Java file shown as `path`.
 pub fn directives(path: &str, text: &str) -> Vec<Directive> {
     let mut out = Vec::new();
-    if !text.contains("retrylint") {
+    if !mentions_tool(text.as_bytes()) {
         return out;
     }
     let mut parser = tree_sitter::Parser::new();
@@ -211,9 +270,10 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
         let Ok(body) = node.utf8_text(src) else {
             continue;
         };
-        let Some((at, rest)) = comment_directive(body) else {
+        let Some(found) = comment_directive(body) else {
             continue;
         };
+        let (at, rest) = (found.at, found.rest);
         let line = node.start_position().row as u32 + 1;
         let mut holes = Vec::new();
         let next = alone(node).then(|| {
@@ -234,21 +294,29 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
             let last = stmt.map_or(l, |n| n.end_position().row as u32 + 1);
             (l, last)
         });
-        let (rules, unknown, reason) = parse_rest(rest);
+        let (rules, unknown, reason) = if found.malformed {
+            (Some(Vec::new()), Vec::new(), None)
+        } else {
+            parse_rest(rest)
+        };
         let start = node.start_byte() + at;
+        let end = start + found.keyword + rest.len();
         out.push(Directive {
             path: path.to_string(),
             span: Span {
                 start: start as u32,
-                end: (start + DIRECTIVE.len() + rest.len()) as u32,
+                end: end as u32,
             },
             line,
             form: Form::Comment { line, next },
             rules,
             unknown,
             reason,
-            text: format!("{DIRECTIVE}{}", rest.trim_end()),
+            text: body[at..at + found.keyword + rest.len()]
+                .trim_end()
+                .to_string(),
             holes,
+            malformed: found.malformed,
         });
     }
     for node in annotations {
@@ -300,6 +368,7 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
                     reason,
                     text: value.to_string(),
                     holes: Vec::new(),
+                    malformed: false,
                 });
                 continue;
             }
@@ -408,18 +477,25 @@ pub fn apply(
             if let Some(t) = texts.get(shown) {
                 scanned.insert(shown.clone(), t.clone());
             } else if let Ok(b) = std::fs::read(p)
-                && b.windows(9).any(|w| w == b"retrylint")
+                && mentions_tool(&b)
             {
                 scanned.insert(shown.clone(), String::from_utf8_lossy(&b).into_owned());
             }
         }
+    }
+    // The files with findings, also outside `files` (a pre-commit run reports a finding in the
+    // unchanged caller of a staged helper): their suppressions apply, but only the files of
+    // `files` get unused or reasonless suppressions reported.
+    let reported: std::collections::BTreeSet<String> = if everywhere {
+        scanned.keys().cloned().collect()
     } else {
-        for f in &findings {
-            if !scanned.contains_key(&f.path)
-                && let Some(t) = texts.get(&f.path)
-            {
-                scanned.insert(f.path.clone(), t.clone());
-            }
+        findings.iter().map(|f| f.path.clone()).collect()
+    };
+    for f in &findings {
+        if !scanned.contains_key(&f.path)
+            && let Some(t) = texts.get(&f.path)
+        {
+            scanned.insert(f.path.clone(), t.clone());
         }
     }
     let directives: Vec<Directive> = scanned.iter().flat_map(|(p, t)| directives(p, t)).collect();
@@ -451,17 +527,54 @@ pub fn apply(
     }
     let mut diagnostics = Vec::new();
     for (d, used) in directives.iter().zip(&used) {
+        if !reported.contains(&d.path) {
+            continue;
+        }
         let text = scanned.get(&d.path).map(String::as_str).unwrap_or("");
         let invalid = &rules::INVALID_SUPPRESSION;
-        if (settings.enabled)(invalid) {
-            for name in &d.unknown {
+        if d.malformed {
+            if (settings.enabled)(invalid) {
                 diagnostics.push(diagnostic(
                     invalid,
                     d,
                     text,
                     format!(
-                        "`{}` names unknown rule `{name}` (see `retrylint rules`)",
+                        "`{}` is not a suppression and suppresses nothing: write `// retrylint:ignore RL001 -- reason`",
                         d.text
+                    ),
+                ));
+            }
+            continue;
+        }
+        if (settings.enabled)(invalid) {
+            if !d.unknown.is_empty() {
+                // One diagnostic per directive, however many words are not rules: a reason
+                // written without `--` is the usual cause.
+                let names: Vec<String> = d.unknown.iter().map(|n| format!("`{n}`")).collect();
+                let looks_like_ids = d.unknown.iter().all(|n| {
+                    n.len() > 2
+                        && n[..2].eq_ignore_ascii_case("RL")
+                        && n[2..].bytes().all(|b| b.is_ascii_digit())
+                });
+                let hint = if looks_like_ids {
+                    " (see `retrylint rules`)".to_string()
+                } else {
+                    "; a reason follows ` -- `, as in `retrylint:ignore RL001 -- reason`"
+                        .to_string()
+                };
+                diagnostics.push(diagnostic(
+                    invalid,
+                    d,
+                    text,
+                    format!(
+                        "`{}` names {} {}{hint}",
+                        d.text,
+                        if names.len() == 1 {
+                            "unknown rule"
+                        } else {
+                            "unknown rules"
+                        },
+                        names.join(", ")
                     ),
                 ));
             }
@@ -672,6 +785,38 @@ mod tests {
             forms("class A { // retrylint:ignore RL001 -- - !\n}\n")[0].2,
             None
         );
+    }
+
+    #[test]
+    fn directive_variants_and_near_misses() {
+        let text = "class A {\n  void m() {\n    a(); // RETRYLINT:IGNORE\n    b(); // retrylint:ignore: RL001 -- r\n    c(); // retrylint:ignore:RL002\n    d(); // retrylint: ignore RL001\n    e(); /* retrylint:disable */\n    f(); // Retrylint-Ignore RL001\n  }\n}\n";
+        let ds = directives("A.java", text);
+        let summary: Vec<(u32, bool, Option<Vec<&str>>)> = ds
+            .iter()
+            .map(|d| {
+                (
+                    d.line,
+                    d.malformed,
+                    d.rules.as_ref().map(|rs| rs.iter().map(|r| r.id).collect()),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (3, false, None),
+                (4, false, Some(vec!["RL001"])),
+                (5, false, Some(vec!["RL002"])),
+                (6, true, Some(vec![])),
+                (7, true, Some(vec![])),
+                (8, true, Some(vec![])),
+            ]
+        );
+        assert_eq!(ds[3].text, "retrylint: ignore RL001");
+        assert_eq!(ds[4].text, "retrylint:disable");
+        assert!(ds.iter().all(|d| d.unknown.is_empty()));
+        // Mentions of the tool are not directives.
+        assert!(forms("class A { // checked by retrylint in CI\n}\n").is_empty());
     }
 
     #[test]

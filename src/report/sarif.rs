@@ -4,6 +4,7 @@
 use crate::{Finding, Related, Report};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 
 /// Percent-encode a relative path for `artifactLocation.uri`. A `:` before the first `/` would
 /// make the path read as a URI scheme (`c:/x.java`, `https:x.java`), an absolute URI: it is
@@ -108,9 +109,69 @@ pub fn line_hashes(text: &str) -> Vec<String> {
     out.into_values().collect()
 }
 
-fn physical(path: &str, line: u32, column: u32, end_line: u32, end_column: u32) -> Value {
+/// How report paths (relative to the working directory, or absolute) become artifact URIs.
+pub struct Uris {
+    /// The absolute directory `%SRCROOT%` stands for (the repository root); `None`: the working
+    /// directory, with report paths used as they are.
+    root: Option<PathBuf>,
+    cwd: PathBuf,
+}
+
+impl Uris {
+    pub fn new(root: Option<&Path>) -> Uris {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        Uris {
+            cwd: std::fs::canonicalize(&cwd).unwrap_or(cwd),
+            root: root.map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.to_path_buf())),
+        }
+    }
+
+    /// `artifactLocation` of `path`: relative to `%SRCROOT%`, or an absolute `file:` URI for a
+    /// file outside it.
+    fn location(&self, path: &str) -> Value {
+        let Some(root) = &self.root else {
+            return json!({ "uri": uri_encode(path), "uriBaseId": "%SRCROOT%" });
+        };
+        let abs = self.cwd.join(path);
+        let abs = std::fs::canonicalize(&abs).unwrap_or(abs);
+        match abs.strip_prefix(root) {
+            Ok(rel) => json!({
+                "uri": uri_encode(&rel.to_string_lossy().replace('\\', "/")),
+                "uriBaseId": "%SRCROOT%",
+            }),
+            Err(_) => json!({ "uri": file_uri(&abs) }),
+        }
+    }
+
+    /// `originalUriBaseIds`: where `%SRCROOT%` is, when it is not the working directory.
+    fn base_ids(&self) -> Option<Value> {
+        self.root
+            .as_ref()
+            .map(|r| json!({ "%SRCROOT%": { "uri": format!("{}/", file_uri(r).trim_end_matches('/')) } }))
+    }
+}
+
+/// An absolute path as a `file:` URI.
+fn file_uri(abs: &Path) -> String {
+    let p = abs.to_string_lossy().replace('\\', "/");
+    let p = if p.starts_with('/') {
+        p
+    } else {
+        format!("/{p}")
+    };
+    format!("file://{}", uri_encode(&p))
+}
+
+fn physical(
+    uris: &Uris,
+    path: &str,
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+) -> Value {
     json!({
-        "artifactLocation": { "uri": uri_encode(path), "uriBaseId": "%SRCROOT%" },
+        "artifactLocation": uris.location(path),
         "region": {
             "startLine": line,
             "startColumn": column,
@@ -120,8 +181,8 @@ fn physical(path: &str, line: u32, column: u32, end_line: u32, end_column: u32) 
     })
 }
 
-fn related_physical(r: &Related) -> Value {
-    physical(&r.path, r.line, r.column, r.end_line, r.end_column)
+fn related_physical(uris: &Uris, r: &Related) -> Value {
+    physical(uris, &r.path, r.line, r.column, r.end_line, r.end_column)
 }
 
 fn rule_value(r: &crate::rules::Rule) -> Value {
@@ -141,39 +202,51 @@ fn rule_value(r: &crate::rules::Rule) -> Value {
     })
 }
 
-fn result(f: &Finding, rule_index: usize, hashes: &HashMap<&str, Vec<String>>) -> Value {
+fn result(
+    f: &Finding,
+    rule_index: usize,
+    hashes: &HashMap<&str, Vec<String>>,
+    uris: &Uris,
+) -> Value {
     let mut related = Vec::new();
     let mut refs = Vec::new();
     let mut id = 0;
     for s in &f.sinks {
         id += 1;
         refs.push(format!("[the key sink]({id})"));
-        related.push(json!({ "id": id, "physicalLocation": related_physical(s), "message": { "text": s.message } }));
+        related.push(json!({ "id": id, "physicalLocation": related_physical(uris, s), "message": { "text": s.message } }));
     }
     for r in &f.regions {
         id += 1;
         refs.push(format!("[the region]({id})"));
-        related.push(json!({ "id": id, "physicalLocation": related_physical(r), "message": { "text": r.message } }));
+        related.push(json!({ "id": id, "physicalLocation": related_physical(uris, r), "message": { "text": r.message } }));
     }
     if let Some(v) = &f.via {
         id += 1;
         refs.push(format!("[where it is evaluated]({id})"));
-        related.push(json!({ "id": id, "physicalLocation": related_physical(v), "message": { "text": v.message } }));
+        related.push(json!({ "id": id, "physicalLocation": related_physical(uris, v), "message": { "text": v.message } }));
     }
     let text = if refs.is_empty() {
         sarif_escape(&f.message)
     } else {
-        format!("{} See {}.", sarif_escape(&f.message), refs.join(", "))
+        // The message is a sentence of its own, ended before the links.
+        let message = sarif_escape(&f.message);
+        let stop = if message.trim_end().ends_with(['.', '!', '?']) {
+            ""
+        } else {
+            "."
+        };
+        format!("{}{stop} See {}.", message.trim_end(), refs.join(", "))
     };
-    let primary = physical(&f.path, f.line, f.column, f.end_line, f.end_column);
+    let primary = physical(uris, &f.path, f.line, f.column, f.end_line, f.end_column);
     let mut flow = vec![
         json!({ "location": { "physicalLocation": primary, "message": { "text": format!("{} (per-attempt value)", f.source) } } }),
     ];
     if let Some(v) = &f.via {
-        flow.push(json!({ "location": { "physicalLocation": related_physical(v), "message": { "text": v.message } } }));
+        flow.push(json!({ "location": { "physicalLocation": related_physical(uris, v), "message": { "text": v.message } } }));
     }
     for s in &f.sinks {
-        flow.push(json!({ "location": { "physicalLocation": related_physical(s), "message": { "text": s.message } } }));
+        flow.push(json!({ "location": { "physicalLocation": related_physical(uris, s), "message": { "text": s.message } } }));
     }
     let line_hash = hashes
         .get(f.path.as_str())
@@ -190,7 +263,7 @@ fn result(f: &Finding, rule_index: usize, hashes: &HashMap<&str, Vec<String>>) -
         "ruleIndex": rule_index,
         "level": f.level.as_str(),
         "message": { "text": text },
-        "locations": [ { "physicalLocation": physical(&f.path, f.line, f.column, f.end_line, f.end_column) } ],
+        "locations": [ { "physicalLocation": physical(uris, &f.path, f.line, f.column, f.end_line, f.end_column) } ],
         "relatedLocations": related,
         "partialFingerprints": fingerprints,
     });
@@ -224,7 +297,7 @@ fn sarif_escape(s: &str) -> String {
     s.replace('[', "\\[").replace(']', "\\]")
 }
 
-pub fn render(report: &Report, category: Option<&str>) -> String {
+pub fn render(report: &Report, category: Option<&str>, uris: &Uris) -> String {
     let rules: Vec<Value> = crate::rules::ALL.iter().map(|r| rule_value(r)).collect();
     let hashes: HashMap<&str, Vec<String>> = report
         .texts
@@ -248,7 +321,7 @@ pub fn render(report: &Report, category: Option<&str>) -> String {
                 .iter()
                 .position(|r| r.id == f.rule.id)
                 .unwrap_or(0);
-            let mut v = result(f, idx, &hashes);
+            let mut v = result(f, idx, &hashes, uris);
             if let Some(s) = suppressed {
                 let mut sup = json!({ "kind": "inSource" });
                 if let Some(r) = &s.reason {
@@ -263,7 +336,7 @@ pub fn render(report: &Report, category: Option<&str>) -> String {
         .errors
         .iter()
         .map(|e| {
-            let mut loc = json!({ "artifactLocation": { "uri": uri_encode(&e.path), "uriBaseId": "%SRCROOT%" } });
+            let mut loc = json!({ "artifactLocation": uris.location(&e.path) });
             if let Some(l) = e.line {
                 loc["region"] = json!({ "startLine": l });
             }
@@ -288,6 +361,9 @@ pub fn render(report: &Report, category: Option<&str>) -> String {
         "results": results,
         "invocations": [ invocation(report, notifications) ],
     });
+    if let Some(b) = uris.base_ids() {
+        run["originalUriBaseIds"] = b;
+    }
     if let Some(c) = category {
         run["automationDetails"] = json!({ "id": format!("{}/", c.trim_end_matches('/')) });
     }

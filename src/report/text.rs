@@ -74,7 +74,7 @@ pub fn sanitize(s: &str) -> String {
 
 /// [`sanitize`] for a one-line field (a path, a message): a line break in it could forge a line
 /// of the report.
-fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     sanitize(&s.replace(['\n', '\t'], " "))
 }
 
@@ -102,6 +102,37 @@ fn span(s: crate::java::ir::Span, len_limit: usize) -> SourceSpan {
     let start = (s.start as usize).min(len_limit);
     let end = (s.end as usize).clamp(start, len_limit);
     SourceSpan::new(start.into(), end - start)
+}
+
+/// A related span (the sink call, a region) that holds the primary span on the same line would
+/// put both labels at its end: it is narrowed to its part before the primary span (the method
+/// name of `setIdempotencyKey(UUID.randomUUID().toString())`), else to its part after it.
+fn beside(related: SourceSpan, primary: SourceSpan, text: &str) -> SourceSpan {
+    let (rs, re) = (related.offset(), related.offset() + related.len());
+    let (ps, pe) = (primary.offset(), primary.offset() + primary.len());
+    let same_line = text.get(rs..re).is_some_and(|t| !t.contains('\n'));
+    if !(same_line && rs <= ps && pe <= re && (rs, re) != (ps, pe)) {
+        return related;
+    }
+    let trimmed = |a: usize, b: usize| {
+        let part = &text[a..b];
+        let lead = part.len() - part.trim_start_matches([' ', '(', ',']).len();
+        let kept = part[lead..].trim_end_matches([' ', '(', ',', ')', ';']);
+        SourceSpan::new((a + lead).into(), kept.len())
+    };
+    if ps > rs && text.is_char_boundary(ps) {
+        let s = trimmed(rs, ps);
+        if !s.is_empty() {
+            return s;
+        }
+    }
+    if pe < re && text.is_char_boundary(pe) {
+        let s = trimmed(pe, re);
+        if !s.is_empty() {
+            return s;
+        }
+    }
+    related
 }
 
 /// One line: findings per rule, files, suppressed and baselined findings, files with problems.
@@ -142,7 +173,7 @@ pub fn summary_line(s: &crate::Summary) -> String {
         ));
     }
     if let Some(c) = &s.config {
-        out.push_str(&format!("; config {}", config_line(c)));
+        out.push_str(&format!("; settings from {}", config_line(c)));
     }
     out
 }
@@ -173,27 +204,38 @@ pub fn config_line(c: &crate::config::Applied) -> String {
     }
 }
 
-pub fn render(report: &Report, color: bool, elapsed: Option<std::time::Duration>) -> String {
+/// `width`: the terminal's columns to wrap messages at; `None` (a pipe, a file): no wrapping,
+/// so that a line is never broken in a `path:line`.
+pub fn render(
+    report: &Report,
+    color: bool,
+    elapsed: Option<std::time::Duration>,
+    width: Option<usize>,
+) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(110);
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(width.unwrap_or(usize::MAX / 4))
+        .with_wrap_lines(width.is_some())
+        .with_break_words(false);
     let mut out = String::new();
     for f in &report.findings {
         let text = frame_source(report.texts.get(&f.path).map(String::as_str).unwrap_or(""));
         let n = text.len();
+        let primary = span(f.span, n);
         let mut labels = vec![LabeledSpan::new_primary_with_span(
             Some(f.rule.primary_label.into()),
-            span(f.span, n),
+            primary,
         )];
         let mut elsewhere = Vec::new();
         for s in &f.sinks {
             if s.path == f.path {
                 labels.push(LabeledSpan::new_with_span(
                     Some(f.rule.related_label.into()),
-                    span(s.span, n),
+                    beside(span(s.span, n), primary, &text),
                 ));
             } else {
                 elsewhere.push(format!("{} at {}:{}", f.rule.related_label, s.path, s.line));
@@ -203,7 +245,7 @@ pub fn render(report: &Report, color: bool, elapsed: Option<std::time::Duration>
             if r.path == f.path {
                 labels.push(LabeledSpan::new_with_span(
                     Some("re-executed region".into()),
-                    span(r.span, n),
+                    beside(span(r.span, n), primary, &text),
                 ));
             } else {
                 elsewhere.push(format!("region at {}:{}", r.path, r.line));
@@ -268,4 +310,28 @@ pub fn render(report: &Report, color: bool, elapsed: Option<std::time::Duration>
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str, needle: &str) -> SourceSpan {
+        let i = text.find(needle).unwrap();
+        SourceSpan::new(i.into(), needle.len())
+    }
+
+    #[test]
+    fn a_sink_holding_the_source_is_labelled_beside_it() {
+        let text = "    opts.setIdempotencyKey(UUID.randomUUID().toString());\n";
+        let sink = at(text, "setIdempotencyKey(UUID.randomUUID().toString())");
+        let source = at(text, "UUID.randomUUID()");
+        assert_eq!(beside(sink, source, text), at(text, "setIdempotencyKey"));
+        // Disjoint spans, and spans over several lines, stay as they are.
+        let other = at(text, "opts");
+        assert_eq!(beside(other, source, text), other);
+        let multi = "a(\n  b());\n";
+        let whole = SourceSpan::new(0.into(), 9);
+        assert_eq!(beside(whole, at(multi, "b()"), multi), whole);
+    }
 }

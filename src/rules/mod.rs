@@ -130,6 +130,27 @@ pub fn by_id(id: &str) -> Option<&'static Rule> {
         .find(|r| r.id.eq_ignore_ascii_case(id) || r.name == id)
 }
 
+/// The rules a `--select`/`--ignore` entry names: a rule id or name, or a prefix of ids
+/// (`RL00`, `RL1`, `RL`), case-insensitive; surrounding spaces do not count. Empty when it names
+/// none.
+pub fn matching(selector: &str) -> Vec<&'static Rule> {
+    let s = selector.trim();
+    if s.is_empty() {
+        return Vec::new();
+    }
+    if let Some(r) = by_id(s) {
+        return vec![r];
+    }
+    let upper = s.to_ascii_uppercase();
+    if upper == "ALL" {
+        return ALL.to_vec();
+    }
+    ALL.iter()
+        .copied()
+        .filter(|r| r.id.starts_with(&upper))
+        .collect()
+}
+
 pub fn for_source(kind: SourceKind) -> &'static Rule {
     ALL.iter()
         .copied()
@@ -256,5 +277,19 @@ mod tests {
             }
         }
         assert_eq!(by_id("rl002").map(|r| r.id), Some("RL002"));
+    }
+
+    #[test]
+    fn selectors_take_prefixes_and_spaces() {
+        let ids = |s: &str| matching(s).iter().map(|r| r.id).collect::<Vec<_>>();
+        assert_eq!(ids(" RL002 "), vec!["RL002"]);
+        assert_eq!(
+            ids("rl00"),
+            vec!["RL001", "RL002", "RL003", "RL004", "RL005"]
+        );
+        assert_eq!(ids("RL10"), vec!["RL100", "RL101"]);
+        assert_eq!(ids("RL").len(), ALL.len());
+        assert_eq!(ids("all").len(), ALL.len());
+        assert!(ids("RL9").is_empty() && ids("").is_empty() && ids("R L").is_empty());
     }
 }

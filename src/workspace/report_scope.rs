@@ -49,6 +49,18 @@ impl ReportScope {
         }
     }
 
+    /// Is any place the finding involves in the scope: its primary location, the helper that
+    /// evaluates the value, a key sink or a region? So a helper changed to return a random key
+    /// is blocked although the finding is reported in its unchanged caller.
+    pub fn holds(&self, f: &crate::Finding) -> bool {
+        self.contains(&f.path)
+            || f.via
+                .iter()
+                .chain(&f.sinks)
+                .chain(&f.regions)
+                .any(|r| self.contains(&r.path))
+    }
+
     fn contains_path(&self, p: &Path) -> bool {
         self.canonical.is_none() || self.contains(&discovery::display_path(p))
     }

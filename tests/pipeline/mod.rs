@@ -50,6 +50,8 @@ pub fn run(dir: &Path, input: &[u8]) -> Result<(), String> {
         color: false,
         sarif_category: Some("fuzz".into()),
         elapsed: None,
+        width: None,
+        sarif_root: None,
     };
 
     let text = render(&report, Format::Text, &ro);
