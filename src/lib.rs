@@ -25,8 +25,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use findings::{Finding, Related};
-pub use policy::enabled as rule_enabled;
 pub use pipeline::phase;
+pub use policy::enabled as rule_enabled;
 pub use policy::{baseline, config, suppress};
 pub use suppress::Suppressed;
 pub use workspace::scan as scope;

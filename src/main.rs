@@ -261,6 +261,9 @@ fn use_color(to_terminal: bool) -> bool {
 /// after minutes of work): opened for appending, so nothing is truncated yet. Returns whether
 /// the file was created, so that a run that fails can remove it again.
 fn writable(path: &std::path::Path, what: &str) -> Result<bool, String> {
+    // Never through a link the checkout provides: not even to create the file for the check.
+    retrylint::safe_fs::check_output_path(path)
+        .map_err(|e| format!("cannot write the {what} to `{}`: {e}", path.display()))?;
     let existed = path.exists();
     std::fs::OpenOptions::new()
         .append(true)

@@ -123,7 +123,9 @@ fn the_configuration_shows_in_every_format() {
         "{err}"
     );
     let text = retrylint(d.path()).arg(".").output().unwrap();
-    assert!(String::from_utf8_lossy(&text.stdout).contains("settings from retrylint.toml (RL004 off"));
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("settings from retrylint.toml (RL004 off")
+    );
     let sarif = retrylint(d.path())
         .args(["--format", "sarif", "."])
         .output()

@@ -182,7 +182,7 @@ fn the_settings_and_the_summary_name_the_config_file() {
     }
     let (_, out, _) = run(dir.path(), &["check", "--no-cache", "--format", "concise"]);
     assert!(
-        out.ends_with("1 finding (RL001: 1) in 1 Java file; settings from retrylint.toml\n"),
+        out.ends_with("1 finding (RL001: 1) in 1 Java file; settings from retrylint.toml (RL004 off, fail-level error)\n"),
         "{out}"
     );
     let (_, out, _) = run(dir.path(), &["check", "--no-config", "--show-settings"]);
@@ -229,7 +229,9 @@ fn no_java_file_found_is_said_on_standard_error() {
     let (code, out, err) = run(dir.path(), &["check", "--no-cache", "--format", "concise"]);
     assert_eq!(code, 0);
     assert!(
-        out.ends_with("0 findings in 0 Java files; settings from retrylint.toml\n"),
+        out.ends_with(
+            "0 findings in 0 Java files; settings from retrylint.toml (1 file excluded)\n"
+        ),
         "{out}"
     );
     assert_eq!(
