@@ -429,6 +429,59 @@ fn check(args: CheckArgs) -> ExitCode {
         error(e);
         ExitCode::from(2)
     };
+    let Run {
+        mut opts,
+        config,
+        repository,
+        threshold,
+    } = match run_settings(&args) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    if args.show_settings {
+        print!("{}", show_settings(&opts, &args, threshold));
+        return ExitCode::SUCCESS;
+    }
+    let created = match check_outputs(&args) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    let counter = std::sync::Arc::new(retrylint::progress::Counter::default());
+    let bar = retrylint::progress::wanted(args.quiet).then(|| {
+        opts.progress = Some(counter.clone());
+        retrylint::progress::Bar::start(counter.clone())
+    });
+    let result = retrylint::check(&opts);
+    drop(bar);
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            for c in &created {
+                let _ = std::fs::remove_file(c);
+            }
+            return fail(&e.to_string());
+        }
+    };
+    warn_if_no_java_file(&args, config.as_deref(), &report);
+    if let Err(e) = write_outputs(&args, &report, repository, started) {
+        return fail(&e);
+    }
+    exit_status(&args, config.as_deref(), &report, threshold)
+}
+
+/// What a `check` run is made of, from its arguments and `retrylint.toml`.
+struct Run {
+    opts: retrylint::Options,
+    config: Option<std::sync::Arc<retrylint::config::Config>>,
+    /// The repository of the first path: the cache lives at its root and SARIF paths are
+    /// relative to it, from whichever directory the run starts.
+    repository: Option<PathBuf>,
+    threshold: Level,
+}
+
+/// The options of the run: paths, rules, the configuration file, the cache, the report scope;
+/// a bad rule, configuration or baseline is an error before the scan.
+fn run_settings(args: &CheckArgs) -> Result<Run, String> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -436,11 +489,11 @@ fn check(args: CheckArgs) -> ExitCode {
     };
     let (select, ignore) = match (rule_ids(&args.select), rule_ids(&args.ignore)) {
         (Ok(s), Ok(i)) => (s, i),
-        (Err(e), _) | (_, Err(e)) => return fail(&e),
+        (Err(e), _) | (_, Err(e)) => return Err(e),
     };
     if args.statistics && matches!(args.format, Format::Sarif | Format::Github) {
-        return fail(
-            "--statistics prints a table (--format text or concise) or JSON (--format json), not SARIF or GitHub annotations",
+        return Err(
+            "--statistics prints a table (--format text or concise) or JSON (--format json), not SARIF or GitHub annotations".into(),
         );
     }
     let config_file = match &args.config {
@@ -450,7 +503,7 @@ fn check(args: CheckArgs) -> ExitCode {
     };
     let config = match config_file.map(|f| retrylint::config::Config::load(&f)) {
         Some(Ok(c)) => Some(std::sync::Arc::new(c)),
-        Some(Err(e)) => return fail(&e.to_string()),
+        Some(Err(e)) => return Err(e.to_string()),
         None => None,
     };
     // The repository of the first path: the cache lives at its root and SARIF paths are
@@ -490,7 +543,7 @@ fn check(args: CheckArgs) -> ExitCode {
         .as_deref()
         .map(retrylint::baseline::Baseline::load)
     {
-        return fail(&e);
+        return Err(e);
     }
     let threshold = match args.fail_level {
         Some(FailLevel::Error) => Level::Error,
@@ -501,7 +554,7 @@ fn check(args: CheckArgs) -> ExitCode {
             .and_then(|c| c.fail_level)
             .unwrap_or(Level::Warning),
     };
-    let mut opts = retrylint::Options {
+    let opts = retrylint::Options {
         paths,
         select,
         ignore,
@@ -518,12 +571,17 @@ fn check(args: CheckArgs) -> ExitCode {
         config: config.clone(),
         ..retrylint::Options::new(Vec::new())
     };
-    if args.show_settings {
-        print!("{}", show_settings(&opts, &args, threshold));
-        return ExitCode::SUCCESS;
-    }
-    // The files this run writes are checked before the scan; one created for the check is
-    // removed again when the run fails.
+    Ok(Run {
+        opts,
+        config,
+        repository,
+        threshold,
+    })
+}
+
+/// The files this run writes are checked before the scan; those created for the check are
+/// returned, to be removed again when the run fails.
+fn check_outputs(args: &CheckArgs) -> Result<Vec<PathBuf>, String> {
     let mut created: Vec<PathBuf> = Vec::new();
     let targets = [(&args.output, "report"), (&args.write_baseline, "baseline")];
     for (path, what) in targets {
@@ -535,34 +593,27 @@ fn check(args: CheckArgs) -> ExitCode {
                     for c in &created {
                         let _ = std::fs::remove_file(c);
                     }
-                    return fail(&e);
+                    return Err(e);
                 }
             }
         }
     }
-    let counter = std::sync::Arc::new(retrylint::progress::Counter::default());
-    let bar = retrylint::progress::wanted(args.quiet).then(|| {
-        opts.progress = Some(counter.clone());
-        retrylint::progress::Bar::start(counter.clone())
-    });
-    let result = retrylint::check(&opts);
-    drop(bar);
-    let report = match result {
-        Ok(r) => r,
-        Err(e) => {
-            for c in &created {
-                let _ = std::fs::remove_file(c);
-            }
-            return fail(&e.to_string());
-        }
-    };
+    Ok(created)
+}
+
+/// A typo in a path or in `include` must not pass silently.
+fn warn_if_no_java_file(
+    args: &CheckArgs,
+    config: Option<&retrylint::config::Config>,
+    report: &retrylint::Report,
+) {
     if report.summary.files_scanned == 0 && report.summary.files_failed == 0 {
         let named: Vec<String> = args
             .paths
             .iter()
             .map(|p| format!("`{}`", p.display()))
             .collect();
-        let hint = match &config {
+        let hint = match config {
             Some(c) => format!(
                 "; check the paths and `include`/`exclude` in {}",
                 retrylint::discovery::display_path(&c.path)
@@ -578,18 +629,23 @@ fn check(args: CheckArgs) -> ExitCode {
             }
         );
     }
+}
+
+/// The baseline, the report and the notes on standard error.
+fn write_outputs(
+    args: &CheckArgs,
+    report: &retrylint::Report,
+    repository: Option<PathBuf>,
+    started: std::time::Instant,
+) -> Result<(), String> {
     if let Some(path) = &args.write_baseline {
         let text = retrylint::baseline::render(
             path,
             report.findings.iter().chain(&report.baselined),
             &report.texts,
         );
-        if let Err(e) = retrylint::safe_fs::write_output(path, text.as_bytes()) {
-            return fail(&format!(
-                "cannot write the baseline to `{}`: {e}",
-                path.display()
-            ));
-        }
+        retrylint::safe_fs::write_output(path, text.as_bytes())
+            .map_err(|e| format!("cannot write the baseline to `{}`: {e}", path.display()))?;
     }
     // With --write-baseline the findings are recorded, not shown (unless --output asks for them).
     let to_stdout = args.output.is_none() && args.write_baseline.is_none();
@@ -601,20 +657,20 @@ fn check(args: CheckArgs) -> ExitCode {
     let color = use_color(on_terminal) && to_stdout && for_people;
     let rendered = if args.statistics {
         if args.format == Format::Json {
-            report::statistics::render_json(&report)
+            report::statistics::render_json(report)
         } else {
-            report::statistics::render(&report)
+            report::statistics::render(report)
         }
     } else {
         report::render(
-            &report,
+            report,
             args.format,
             &RenderOptions {
                 color,
                 sarif_category: args.sarif_category.clone(),
                 elapsed: (on_terminal && args.format == Format::Text).then(|| started.elapsed()),
                 width: on_terminal.then(terminal_width).flatten(),
-                sarif_root: repository.clone(),
+                sarif_root: repository,
             },
         )
     };
@@ -629,9 +685,7 @@ fn check(args: CheckArgs) -> ExitCode {
                 .map_err(|e| format!("cannot write the report: {e}"))
         }
     };
-    if let Err(e) = written {
-        return fail(&e);
-    }
+    written?;
     // The summary once: on standard error unless the report on standard output ends with it.
     let summary_shown = to_stdout && for_people;
     if !args.quiet && !summary_shown {
@@ -671,8 +725,19 @@ fn check(args: CheckArgs) -> ExitCode {
             path.display()
         );
     }
+    Ok(())
+}
+
+/// 2 when `--fail-on-incomplete` meets an incomplete analysis, 1 for findings at or above the
+/// failing level, else 0.
+fn exit_status(
+    args: &CheckArgs,
+    config: Option<&retrylint::config::Config>,
+    report: &retrylint::Report,
+    threshold: Level,
+) -> ExitCode {
     let fail_on_incomplete =
-        args.fail_on_incomplete || config.as_ref().is_some_and(|c| c.fail_on_incomplete);
+        args.fail_on_incomplete || config.is_some_and(|c| c.fail_on_incomplete);
     let s = &report.summary;
     if fail_on_incomplete
         && (s.incomplete > 0 || s.files_failed > 0 || s.files_with_syntax_errors > 0)
