@@ -4,10 +4,8 @@
 //! parallel, index the project, find regions, compute flows, run the rules' checks, and apply
 //! the policy (rule settings, suppressions, baseline).
 
-pub mod cache_auth;
 pub mod catalogue;
 pub mod dataflow;
-pub mod depth_limit;
 pub mod findings;
 pub mod java;
 pub mod pipeline;
@@ -16,7 +14,6 @@ pub mod progress;
 pub mod regions;
 pub mod report;
 pub mod rules;
-pub mod safe_fs;
 pub mod semantic;
 pub mod workspace;
 
@@ -30,7 +27,7 @@ pub use policy::enabled as rule_enabled;
 pub use policy::{baseline, config, suppress};
 pub use suppress::Suppressed;
 pub use workspace::scan as scope;
-pub use workspace::{cache, discovery, source};
+pub use workspace::{cache, cache_auth, depth_limit, discovery, safe_fs, source};
 
 /// The default [`Options::prefilter_max_share`].
 pub const PREFILTER_MAX_SHARE: f64 = 0.5;
