@@ -4,6 +4,7 @@ pub mod ir;
 pub mod lower;
 
 use ir::FileFacts;
+use std::borrow::Cow;
 
 /// Parse Java source text and lower it. `None` only if tree-sitter gives no tree at all.
 pub fn parse(src: &[u8]) -> Option<FileFacts> {
@@ -13,15 +14,32 @@ pub fn parse(src: &[u8]) -> Option<FileFacts> {
         .ok()?;
     // A lone CR ends a line in Java (JLS 3.4), but tree-sitter-java's `//` comment runs on to the
     // next LF. An LF in its place keeps every byte offset and makes lines count as Java's do.
-    let normalized;
-    let src = if has_lone_cr(src) {
-        normalized = lone_cr_to_lf(src);
-        &normalized[..]
+    let src = java_line_ends(src);
+    let tree = parser.parse(&src[..], None)?;
+    Some(lower::lower(tree.root_node(), &src))
+}
+
+/// `src` with every lone CR turned into an LF: the one line-splitting rule of the parse, for
+/// every reader of Java text that counts lines (suppressions included). Byte offsets and UTF-8
+/// validity are kept.
+pub fn java_line_ends(src: &[u8]) -> Cow<'_, [u8]> {
+    if has_lone_cr(src) {
+        Cow::Owned(lone_cr_to_lf(src))
     } else {
-        src
-    };
-    let tree = parser.parse(src, None)?;
-    Some(lower::lower(tree.root_node(), src))
+        Cow::Borrowed(src)
+    }
+}
+
+/// [`java_line_ends`] for text.
+pub fn java_line_ends_str(text: &str) -> Cow<'_, str> {
+    match java_line_ends(text.as_bytes()) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        // Only ASCII CRs were replaced by ASCII LFs, so the bytes are still UTF-8.
+        Cow::Owned(bytes) => Cow::Owned(
+            String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        ),
+    }
 }
 
 fn has_lone_cr(src: &[u8]) -> bool {

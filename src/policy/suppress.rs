@@ -206,16 +206,10 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
     {
         return out;
     }
-    // A lone CR ends a line in Java (JLS 3.4), but tree-sitter-java's `//` comment runs on to
-    // the next LF: an LF in its place keeps every byte offset and counts lines as the parse of
-    // the file for the analysis does.
-    let normalized;
-    let text = if text.contains('\r') {
-        normalized = lone_cr_to_lf(text);
-        normalized.as_str()
-    } else {
-        text
-    };
+    // The parse's own line-splitting rule (a lone CR ends a line), so lines count as they do
+    // for the analysis.
+    let normalized = crate::java::java_line_ends_str(text);
+    let text: &str = &normalized;
     let Some(tree) = parser.parse(text, None) else {
         return out;
     };
@@ -378,20 +372,6 @@ pub fn directives(path: &str, text: &str) -> Vec<Directive> {
         }
     }
     out.sort_by_key(|d| (d.span.start, d.span.end));
-    out
-}
-
-/// `text` with each CR that is not followed by an LF replaced by an LF.
-fn lone_cr_to_lf(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        out.push(if c == '\r' && chars.peek() != Some(&'\n') {
-            '\n'
-        } else {
-            c
-        });
-    }
     out
 }
 

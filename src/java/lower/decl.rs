@@ -1,0 +1,375 @@
+//! Declarations: imports, types, members, parameters, methods.
+
+use super::*;
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn import(&mut self, n: Node<'_>) {
+        let mut is_static = false;
+        let mut wildcard = false;
+        let mut path = String::new();
+        let mut c = n.walk();
+        for ch in n.children(&mut c) {
+            match ch.kind() {
+                "static" => is_static = true,
+                "asterisk" => wildcard = true,
+                "scoped_identifier" | "identifier" => path = self.text(ch).to_string(),
+                _ => {}
+            }
+        }
+        if !path.is_empty() {
+            self.facts.imports.push(Import {
+                path,
+                is_static,
+                wildcard,
+            });
+        }
+    }
+
+    pub(super) fn modifiers(&mut self, n: Node<'_>) -> (Modifiers, Vec<Annotation>) {
+        let mut m = Modifiers::default();
+        let mut anns = Vec::new();
+        let Some(mods) = named_child_of_kinds(n, &["modifiers"]) else {
+            return (m, anns);
+        };
+        let mut c = mods.walk();
+        for ch in mods.children(&mut c) {
+            match ch.kind() {
+                "public" => m.is_public = true,
+                "static" => m.is_static = true,
+                "abstract" => m.is_abstract = true,
+                "final" => m.is_final = true,
+                "marker_annotation" | "annotation" => anns.push(self.annotation(ch)),
+                _ => {}
+            }
+        }
+        (m, anns)
+    }
+
+    pub(super) fn annotation(&mut self, n: Node<'_>) -> Annotation {
+        let name = self.field_text(n, "name");
+        let mut args = Vec::new();
+        if let Some(list) = n.child_by_field_name("arguments") {
+            let mut c = list.walk();
+            for ch in list.named_children(&mut c) {
+                if ch.kind() == "element_value_pair" {
+                    let key = ch
+                        .child_by_field_name("key")
+                        .map(|k| self.text(k).to_string());
+                    if let Some(v) = ch.child_by_field_name("value") {
+                        let e = self.expr(v);
+                        args.push((key, e));
+                    }
+                } else if ch.kind() != "comment" {
+                    let e = self.expr(ch);
+                    args.push((None, e));
+                }
+            }
+        }
+        Annotation {
+            name,
+            args,
+            span: span_of(n),
+        }
+    }
+
+    pub(super) fn type_decl(&mut self, n: Node<'_>, outer: Option<usize>) {
+        let kind = match n.kind() {
+            "class_declaration" => ClassKind::Class,
+            "interface_declaration" => ClassKind::Interface,
+            "enum_declaration" => ClassKind::Enum,
+            "record_declaration" => ClassKind::Record,
+            "annotation_type_declaration" => ClassKind::Annotation,
+            _ => return,
+        };
+        if self.depth > MAX_DEPTH {
+            return;
+        }
+        let name = self.field_text(n, "name");
+        let fqn = match outer {
+            Some(o) => format!("{}.{}", self.facts.classes[o].fqn, name),
+            None if self.facts.package.is_empty() => name.clone(),
+            None => format!("{}.{}", self.facts.package, name),
+        };
+        let (modifiers, annotations) = self.modifiers(n);
+        let mut supertypes = Vec::new();
+        let mut c = n.walk();
+        for ch in n.named_children(&mut c) {
+            if matches!(
+                ch.kind(),
+                "superclass" | "super_interfaces" | "extends_interfaces"
+            ) {
+                let mut stack = vec![ch];
+                let mut c2 = ch.walk();
+                while let Some(x) = stack.pop() {
+                    match x.kind() {
+                        "type_identifier" | "scoped_type_identifier" | "generic_type" => {
+                            supertypes.push(erase_type(self.text(x)))
+                        }
+                        _ => stack.extend(x.named_children(&mut c2)),
+                    }
+                }
+            }
+        }
+        let idx = self.facts.classes.len();
+        self.facts.classes.push(Class {
+            name,
+            fqn,
+            kind,
+            supertypes,
+            annotations,
+            modifiers,
+            fields: Vec::new(),
+            outer,
+            span: span_of(n),
+            initializer: None,
+        });
+        self.depth += 1;
+        if kind == ClassKind::Record
+            && let Some(params) = n.child_by_field_name("parameters")
+        {
+            // The canonical constructor: its parameters are the components.
+            let ps = self.params(params);
+            for p in &ps {
+                self.facts.classes[idx].fields.push(Field {
+                    name: p.name.clone(),
+                    ty: p.ty.clone(),
+                    init: None,
+                    modifiers: Modifiers {
+                        is_final: true,
+                        ..Default::default()
+                    },
+                    span: span_of(params),
+                });
+            }
+            let name = self.facts.classes[idx].name.clone();
+            self.facts.methods.push(Method {
+                name,
+                class: idx,
+                params: ps,
+                ret: String::new(),
+                annotations: Vec::new(),
+                modifiers: Modifiers {
+                    is_public: true,
+                    ..Default::default()
+                },
+                is_ctor: true,
+                body: None,
+                span: span_of(params),
+                name_span: span_of(params),
+                scopes: vec![Scope {
+                    parent: None,
+                    span: span_of(params),
+                    params: Vec::new(),
+                }],
+            });
+        }
+        if let Some(body) = n.child_by_field_name("body") {
+            self.class_body(body, idx);
+        }
+        self.depth -= 1;
+    }
+
+    pub(super) fn class_body(&mut self, body: Node<'_>, class: usize) {
+        let mut init_block: Block = Vec::new();
+        // Field initializers and initializer blocks share one pseudo-method and its scope table.
+        let mut init_scopes = vec![Scope {
+            parent: None,
+            span: span_of(body),
+            params: Vec::new(),
+        }];
+        let mut c = body.walk();
+        let members: Vec<Node<'_>> = body.named_children(&mut c).collect();
+        for m in members {
+            match m.kind() {
+                "field_declaration" | "constant_declaration" | "block" => {
+                    let saved =
+                        std::mem::replace(&mut self.scopes, std::mem::take(&mut init_scopes));
+                    let saved_scope = std::mem::replace(&mut self.scope, 0);
+                    self.field_or_block(m, class, &mut init_block);
+                    init_scopes = std::mem::replace(&mut self.scopes, saved);
+                    self.scope = saved_scope;
+                }
+                "method_declaration"
+                | "constructor_declaration"
+                | "compact_constructor_declaration" => {
+                    let saved = std::mem::take(&mut self.scopes);
+                    let saved_scope = self.scope;
+                    self.method(m, class);
+                    self.scopes = saved;
+                    self.scope = saved_scope;
+                }
+                "enum_body_declarations" => self.class_body(m, class),
+                "enum_constant" => {
+                    if let Some(b) = m.child_by_field_name("body") {
+                        self.class_body(b, class);
+                    }
+                }
+                _ => {
+                    let saved = std::mem::take(&mut self.scopes);
+                    let saved_scope = self.scope;
+                    self.type_decl(m, Some(class));
+                    self.scopes = saved;
+                    self.scope = saved_scope;
+                }
+            }
+        }
+        if !init_block.is_empty() {
+            let idx = self.facts.methods.len();
+            self.facts.methods.push(Method {
+                name: "<init>".into(),
+                class,
+                params: Vec::new(),
+                ret: String::new(),
+                annotations: Vec::new(),
+                modifiers: Modifiers::default(),
+                is_ctor: false,
+                body: Some(init_block),
+                span: span_of(body),
+                name_span: span_of(body),
+                scopes: init_scopes,
+            });
+            if self.facts.classes[class].initializer.is_none() {
+                self.facts.classes[class].initializer = Some(idx);
+            }
+        }
+    }
+
+    pub(super) fn field_or_block(&mut self, m: Node<'_>, class: usize, init_block: &mut Block) {
+        if m.kind() == "block" {
+            let b = self.block(m);
+            init_block.push(Stmt::Block(b));
+            return;
+        }
+        let (mut modifiers, _) = self.modifiers(m);
+        if self.facts.classes[class].kind == ClassKind::Interface {
+            // Interface fields are constants.
+            modifiers.is_static = true;
+            modifiers.is_final = true;
+        }
+        let ty = self.field_type(m);
+        let mut c2 = m.walk();
+        let decls: Vec<Node<'_>> = m.children_by_field_name("declarator", &mut c2).collect();
+        for d in decls {
+            let name = self.field_text(d, "name");
+            let init = d.child_by_field_name("value").map(|v| self.expr(v));
+            if let Some(e) = &init
+                && !modifiers.is_static
+            {
+                init_block.push(Stmt::Expr(Expr::Assign(Box::new(Assign {
+                    target: Expr::Field(Box::new(Expr::This(span_of(d))), name.clone(), span_of(d)),
+                    op: "=".into(),
+                    value: e.clone(),
+                    span: span_of(d),
+                }))));
+            }
+            self.facts.classes[class].fields.push(Field {
+                name,
+                ty: ty.clone(),
+                init,
+                modifiers: modifiers.clone(),
+                span: span_of(d),
+            });
+        }
+    }
+
+    pub(super) fn params(&mut self, n: Node<'_>) -> Vec<Param> {
+        let mut out = Vec::new();
+        let mut c = n.walk();
+        for p in n.named_children(&mut c) {
+            match p.kind() {
+                "formal_parameter" => {
+                    let (_, annotations) = self.modifiers(p);
+                    let ty = self.field_type(p);
+                    let name = self.field_text(p, "name");
+                    out.push(Param {
+                        name,
+                        ty,
+                        annotations,
+                        span: span_of(p),
+                    });
+                }
+                "spread_parameter" => {
+                    let (_, annotations) = self.modifiers(p);
+                    let mut ty = String::new();
+                    let mut name = String::new();
+                    let mut c2 = p.walk();
+                    for ch in p.named_children(&mut c2) {
+                        match ch.kind() {
+                            "variable_declarator" => name = self.field_text(ch, "name"),
+                            "modifiers" => {}
+                            _ if ty.is_empty() => ty = erase_type(self.text(ch)) + "[]",
+                            _ => {}
+                        }
+                    }
+                    out.push(Param {
+                        name,
+                        ty,
+                        annotations,
+                        span: span_of(p),
+                    });
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    pub(super) fn method(&mut self, n: Node<'_>, class: usize) {
+        let (modifiers, annotations) = self.modifiers(n);
+        let is_ctor = n.kind() != "method_declaration";
+        let name_node = n.child_by_field_name("name");
+        let name = name_node
+            .map(|x| self.text(x).to_string())
+            .unwrap_or_default();
+        let params = n
+            .child_by_field_name("parameters")
+            .map(|p| self.params(p))
+            .unwrap_or_else(|| {
+                if n.kind() == "compact_constructor_declaration" {
+                    // Components of the record are the parameters.
+                    self.facts.classes[class]
+                        .fields
+                        .iter()
+                        .map(|f| Param {
+                            name: f.name.clone(),
+                            ty: f.ty.clone(),
+                            annotations: Vec::new(),
+                            span: f.span,
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                }
+            });
+        let ret = self.field_type(n);
+        self.scopes = vec![Scope {
+            parent: None,
+            span: span_of(n),
+            params: Vec::new(),
+        }];
+        self.scope = 0;
+        let body = n.child_by_field_name("body").map(|b| self.block(b));
+        let class_is_interface = self.facts.classes[class].kind == ClassKind::Interface;
+        let mut modifiers = modifiers;
+        if body.is_none() && (class_is_interface || modifiers.is_abstract) {
+            modifiers.is_abstract = true;
+        }
+        if class_is_interface {
+            modifiers.is_public = true;
+        }
+        let scopes = std::mem::take(&mut self.scopes);
+        self.facts.methods.push(Method {
+            name,
+            class,
+            params,
+            ret,
+            annotations,
+            modifiers,
+            is_ctor,
+            body,
+            span: span_of(n),
+            name_span: name_node.map(span_of).unwrap_or_else(|| span_of(n)),
+            scopes,
+        });
+    }
+}

@@ -1,0 +1,276 @@
+//! Statements: blocks, loops, `try`, jumps and local classes.
+
+use super::*;
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn block(&mut self, n: Node<'_>) -> Block {
+        if self.depth > MAX_DEPTH {
+            return Vec::new();
+        }
+        self.depth += 1;
+        let mut out = Vec::new();
+        if n.kind() == "block"
+            || n.kind() == "constructor_body"
+            || n.kind() == "switch_block_statement_group"
+        {
+            let mut c = n.walk();
+            for ch in n.named_children(&mut c) {
+                self.stmt_into(ch, &mut out);
+            }
+        } else {
+            self.stmt_into(n, &mut out);
+        }
+        self.depth -= 1;
+        out
+    }
+
+    pub(super) fn stmt_into(&mut self, n: Node<'_>, out: &mut Block) {
+        if self.depth > MAX_DEPTH {
+            return;
+        }
+        self.depth += 1;
+        match n.kind() {
+            "local_variable_declaration" => self.local_decl(n, out),
+            "expression_statement" => {
+                if let Some(e) = n.named_child(0) {
+                    let e = self.expr(e);
+                    out.push(Stmt::Expr(e));
+                }
+            }
+            "if_statement" => self.if_stmt(n, out),
+            "while_statement" | "do_statement" => self.while_loop(n, out),
+            "for_statement" => self.for_loop(n, out),
+            "enhanced_for_statement" => self.for_each(n, out),
+            "try_statement" | "try_with_resources_statement" => self.try_stmt(n, out),
+            "return_statement" => {
+                let e = n.named_child(0).map(|e| self.expr(e));
+                out.push(Stmt::Return(e, span_of(n)));
+            }
+            "yield_statement" => {
+                let e = n.named_child(0).map(|e| self.expr(e));
+                out.push(Stmt::Return(e, span_of(n)));
+            }
+            "throw_statement" => {
+                if let Some(e) = n.named_child(0) {
+                    let e = self.expr(e);
+                    out.push(Stmt::Throw(e));
+                }
+            }
+            "block" => {
+                let b = self.block(n);
+                out.push(Stmt::Block(b));
+            }
+            "labeled_statement" => self.labeled(n, out),
+            "synchronized_statement" => {
+                if let Some(b) = n.child_by_field_name("body") {
+                    let b = self.block(b);
+                    out.push(Stmt::Block(b));
+                }
+            }
+            "switch_expression" | "switch_statement" => {
+                let e = self.expr(n);
+                out.push(Stmt::Expr(e));
+            }
+            "break_statement" => out.push(Stmt::Break),
+            "continue_statement" => out.push(Stmt::Continue),
+            "assert_statement" | ";" | "line_comment" | "block_comment" => out.push(Stmt::Jump),
+            "explicit_constructor_invocation" => self.explicit_ctor_call(n, out),
+            "class_declaration"
+            | "record_declaration"
+            | "interface_declaration"
+            | "enum_declaration" => self.local_class(n),
+            _ => {
+                if n.kind().ends_with("expression") || n.kind() == "method_invocation" {
+                    let e = self.expr(n);
+                    out.push(Stmt::Expr(e));
+                }
+            }
+        }
+        self.depth -= 1;
+    }
+
+    fn local_decl(&mut self, n: Node<'_>, out: &mut Block) {
+        let ty = self.field_type(n);
+        let mut c = n.walk();
+        let decls: Vec<Node<'_>> = n.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let name = self.field_text(d, "name");
+            let init = d.child_by_field_name("value").map(|v| self.expr(v));
+            out.push(Stmt::Local {
+                ty: ty.clone(),
+                name,
+                init,
+                span: span_of(d),
+            });
+        }
+    }
+
+    fn if_stmt(&mut self, n: Node<'_>, out: &mut Block) {
+        let cond = n
+            .child_by_field_name("condition")
+            .map(|c| self.expr(c))
+            .unwrap_or(Expr::Opaque(span_of(n)));
+        let then = n
+            .child_by_field_name("consequence")
+            .map(|c| self.block(c))
+            .unwrap_or_default();
+        let els = n.child_by_field_name("alternative").map(|c| self.block(c));
+        out.push(Stmt::If { cond, then, els });
+    }
+
+    fn while_loop(&mut self, n: Node<'_>, out: &mut Block) {
+        // The loop body is a scope of its own: a retry loop is a region.
+        let scope = self.new_scope(n, Vec::new());
+        let saved = std::mem::replace(&mut self.scope, scope);
+        let cond = n.child_by_field_name("condition").map(|c| self.expr(c));
+        let body = n
+            .child_by_field_name("body")
+            .map(|c| self.block(c))
+            .unwrap_or_default();
+        self.scope = saved;
+        out.push(Stmt::Loop {
+            head: Vec::new(),
+            cond,
+            update: Vec::new(),
+            body,
+            each: None,
+            scope,
+            span: n.child(0).map(span_of).unwrap_or_else(|| span_of(n)),
+        });
+    }
+
+    fn for_loop(&mut self, n: Node<'_>, out: &mut Block) {
+        let mut head = Vec::new();
+        let mut c = n.walk();
+        let inits: Vec<Node<'_>> = n.children_by_field_name("init", &mut c).collect();
+        for i in inits {
+            if i.kind() == "local_variable_declaration" {
+                self.stmt_into(i, &mut head);
+            } else {
+                let e = self.expr(i);
+                head.push(Stmt::Expr(e));
+            }
+        }
+        let scope = self.new_scope(n, Vec::new());
+        let saved = std::mem::replace(&mut self.scope, scope);
+        let cond = n.child_by_field_name("condition").map(|c| self.expr(c));
+        let mut c = n.walk();
+        let ups: Vec<Node<'_>> = n.children_by_field_name("update", &mut c).collect();
+        let update = ups.into_iter().map(|u| self.expr(u)).collect();
+        let body = n
+            .child_by_field_name("body")
+            .map(|c| self.block(c))
+            .unwrap_or_default();
+        self.scope = saved;
+        out.push(Stmt::Loop {
+            head,
+            cond,
+            update,
+            body,
+            each: None,
+            scope,
+            span: n.child(0).map(span_of).unwrap_or_else(|| span_of(n)),
+        });
+    }
+
+    fn for_each(&mut self, n: Node<'_>, out: &mut Block) {
+        let ty = self.field_type(n);
+        let name = self.field_text(n, "name");
+        let value = n
+            .child_by_field_name("value")
+            .map(|v| self.expr(v))
+            .unwrap_or(Expr::Opaque(span_of(n)));
+        let body = n
+            .child_by_field_name("body")
+            .map(|c| self.block(c))
+            .unwrap_or_default();
+        out.push(Stmt::Loop {
+            head: Vec::new(),
+            cond: None,
+            update: Vec::new(),
+            body,
+            each: Some((ty, name, value)),
+            scope: self.scope,
+            span: span_of(n),
+        });
+    }
+
+    fn try_stmt(&mut self, n: Node<'_>, out: &mut Block) {
+        let mut resources = Vec::new();
+        if let Some(r) = n.child_by_field_name("resources") {
+            let mut c = r.walk();
+            for res in r.named_children(&mut c) {
+                let ty = self.field_type(res);
+                let name = self.field_text(res, "name");
+                let init = res.child_by_field_name("value").map(|v| self.expr(v));
+                resources.push(Stmt::Local {
+                    ty,
+                    name,
+                    init,
+                    span: span_of(res),
+                });
+            }
+        }
+        let body = n
+            .child_by_field_name("body")
+            .map(|c| self.block(c))
+            .unwrap_or_default();
+        let mut catches = Vec::new();
+        let mut finally = None;
+        let mut c = n.walk();
+        for ch in n.named_children(&mut c) {
+            match ch.kind() {
+                "catch_clause" => {
+                    let param = named_child_of_kinds(ch, &["catch_formal_parameter"])
+                        .and_then(|p| p.child_by_field_name("name"))
+                        .map(|x| self.text(x).to_string())
+                        .unwrap_or_default();
+                    let b = ch
+                        .child_by_field_name("body")
+                        .map(|b| self.block(b))
+                        .unwrap_or_default();
+                    catches.push((param, b));
+                }
+                "finally_clause" => {
+                    finally = named_child_of_kinds(ch, &["block"]).map(|b| self.block(b));
+                }
+                _ => {}
+            }
+        }
+        out.push(Stmt::Try {
+            resources,
+            body,
+            catches,
+            finally,
+        });
+    }
+
+    fn labeled(&mut self, n: Node<'_>, out: &mut Block) {
+        let mut c = n.walk();
+        let kids: Vec<Node<'_>> = n.named_children(&mut c).collect();
+        for ch in kids {
+            if ch.kind() != "identifier" {
+                self.stmt_into(ch, out);
+            }
+        }
+    }
+
+    fn explicit_ctor_call(&mut self, n: Node<'_>, out: &mut Block) {
+        // this(…) / super(…): arguments still evaluate.
+        let args = n
+            .child_by_field_name("arguments")
+            .map(|a| self.args(a))
+            .unwrap_or_default();
+        out.push(Stmt::Expr(Expr::Op(args, span_of(n))));
+    }
+
+    fn local_class(&mut self, n: Node<'_>) {
+        // Local classes: lowered as top-level members of the current class would be, but
+        // the current method's scope table must survive.
+        let saved_scopes = std::mem::take(&mut self.scopes);
+        let saved_scope = self.scope;
+        self.type_decl(n, None);
+        self.scopes = saved_scopes;
+        self.scope = saved_scope;
+    }
+}
