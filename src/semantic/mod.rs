@@ -2,6 +2,7 @@
 //! call resolution, and the one expression typer.
 
 mod calls;
+pub mod modules;
 mod project;
 pub mod typer;
 
