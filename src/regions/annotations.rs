@@ -44,11 +44,14 @@ fn enabled(
     r: &crate::catalogue::AnnotationRegion,
     file: u32,
 ) -> bool {
-    ENABLED_BY.iter().zip(enablers).all(|((ann, _), (_, files))| {
-        !r.annotations.iter().any(|a| a == ann)
-            || files.is_empty()
-            || files.iter().any(|f| project.modules().sees(file, *f))
-    })
+    ENABLED_BY
+        .iter()
+        .zip(enablers)
+        .all(|((ann, _), (_, files))| {
+            !r.annotations.iter().any(|a| a == ann)
+                || files.is_empty()
+                || files.iter().any(|f| project.modules().sees(file, *f))
+        })
 }
 
 /// Regions made by annotations on methods and classes.

@@ -4,6 +4,8 @@
 mod calls;
 pub mod modules;
 mod project;
+#[cfg(test)]
+mod resolution_tests;
 pub mod typer;
 
 pub use calls::method_ref_targets;

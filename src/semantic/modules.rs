@@ -132,10 +132,10 @@ impl Modules {
     }
 
     /// Does code in file `from` see the classes of file `to` (same module, or a module its
-    /// build depends on)?
+    /// build depends on)? A file outside every build sees the whole scanned tree.
     pub fn sees(&self, from: u32, to: u32) -> bool {
         let (a, b) = (self.module_of(from), self.module_of(to));
-        a == b || self.visible.get(a as usize).is_some_and(|v| v.contains(&b))
+        a == b || a == 0 || self.visible.get(a as usize).is_some_and(|v| v.contains(&b))
     }
 
     /// Are the files of one build (one repository's modules), or is one of them outside every
@@ -234,7 +234,8 @@ fn outermost_build_dir(dir: &Path) -> PathBuf {
 
 /// `:a:b` for a directory `a/b` below the nearest Gradle settings file.
 fn gradle_path(dir: &Path) -> Option<String> {
-    let settings = ancestors_of(dir).find(|a| SETTINGS_FILES.iter().any(|s| a.join(s).is_file()))?;
+    let settings =
+        ancestors_of(dir).find(|a| SETTINGS_FILES.iter().any(|s| a.join(s).is_file()))?;
     let rel = dir.strip_prefix(settings).ok()?;
     let parts: Vec<String> = rel
         .components()
@@ -343,11 +344,7 @@ fn read_pom(text: &str) -> (Option<String>, Vec<String>) {
     }
     for b in blocks(&rest, "dependencies") {
         let b = strip_blocks(b, "exclusions");
-        deps.extend(
-            tag_values(&b, "artifactId")
-                .into_iter()
-                .map(str::to_string),
-        );
+        deps.extend(tag_values(&b, "artifactId").into_iter().map(str::to_string));
     }
     let own_text = strip_blocks(&rest, "dependencies");
     let own = tag_values(&own_text, "artifactId")
@@ -419,7 +416,10 @@ mod tests {
         </project>"#;
         let (own, deps) = read_pom(pom);
         assert_eq!(own.as_deref(), Some("payout-service"));
-        assert_eq!(deps, vec!["platform".to_string(), "ledger-client".to_string()]);
+        assert_eq!(
+            deps,
+            vec!["platform".to_string(), "ledger-client".to_string()]
+        );
     }
 
     #[test]
@@ -458,7 +458,10 @@ mod tests {
             std::fs::write(f, s).expect("write");
         };
         w("settings.gradle.kts", "include(\"a\", \"b\", \"c\")");
-        w("a/build.gradle.kts", "dependencies { implementation(project(\":b\")) }");
+        w(
+            "a/build.gradle.kts",
+            "dependencies { implementation(project(\":b\")) }",
+        );
         w("b/build.gradle", "dependencies { }");
         w("c/build.gradle.kts", "not gradle at all {{{");
         let files: Vec<String> = ["a/src/A.java", "b/src/x/B.java", "c/C.java", "b/B2.java"]
