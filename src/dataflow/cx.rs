@@ -64,6 +64,10 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
     let ret = std::mem::take(&mut cx.ret);
     for o in &ret {
         match o {
+            // A counter local to this method (a loop index) starts again on every call: a
+            // caller's region that runs the whole method gets the same values each attempt.
+            Origin::Fresh(i)
+                if matches!(cx.out.sources[*i as usize].counter_decl, Some(Some(_))) => {}
             Origin::Fresh(i) => {
                 let s = &cx.out.sources[*i as usize];
                 let desc = s.via.clone().unwrap_or_else(|| SourceDesc {

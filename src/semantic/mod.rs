@@ -2,7 +2,10 @@
 //! call resolution, and the one expression typer.
 
 mod calls;
+pub mod modules;
 mod project;
+#[cfg(test)]
+mod resolution_tests;
 pub mod typer;
 
 pub use calls::method_ref_targets;

@@ -1,6 +1,7 @@
 //! The project index: every class, method and string constant of the scanned files, and the
 //! name resolution the analysis needs (types through imports, calls through declared types).
 
+use super::modules::Modules;
 use crate::java::ir::{Call, Class, Expr, FileFacts, Method};
 use std::collections::HashMap;
 
@@ -32,10 +33,10 @@ impl TypeRef {
 
 pub struct Project {
     pub files: Vec<SourceFile>,
-    class_by_fqn: HashMap<String, ClassRef>,
+    /// Every class by fully qualified name: several build modules may hold the same one.
+    class_by_fqn: HashMap<String, Vec<ClassRef>>,
+    modules: Modules,
     methods_of_class: HashMap<ClassRef, Vec<MethodId>>,
-    /// Non-constructor methods by name, then exact arity; varargs methods under `usize::MAX`.
-    methods_by_arity: HashMap<String, HashMap<usize, Vec<MethodId>>>,
     /// Per file: simple name → fully qualified name of its single-type imports.
     imports: Vec<HashMap<String, String>>,
     supertypes: HashMap<ClassRef, Vec<ClassRef>>,
@@ -48,18 +49,6 @@ pub struct Project {
     /// when its supertypes are asked for (not when the index is built).
     super_lookups: HashMap<ClassRef, Vec<String>>,
 }
-
-const OBJECT_METHODS: &[&str] = &[
-    "toString",
-    "equals",
-    "hashCode",
-    "getClass",
-    "clone",
-    "finalize",
-    "notify",
-    "notifyAll",
-    "wait",
-];
 
 const JAVA_LANG: &[&str] = &[
     "System",
@@ -117,19 +106,40 @@ impl Project {
         self.files
     }
 
-    fn lookup(&self, fqn: &str) -> Option<&ClassRef> {
+    /// The class `fqn` as seen from `file`: one in the file's module or a module its build
+    /// depends on (its own module first); else, when exactly one class of that name exists in
+    /// the same build, that one (a dependency the build reader cannot see); else none.
+    fn lookup(&self, file: u32, fqn: &str) -> Option<&ClassRef> {
         if let Some(d) = &self.deps {
             d.note_type(fqn);
         }
-        self.class_by_fqn.get(fqn)
+        let all = self.class_by_fqn.get(fqn)?;
+        if let [one] = all.as_slice()
+            && self.modules.sees(file, one.0)
+        {
+            return Some(one);
+        }
+        let own = self.modules.module_of(file);
+        all.iter()
+            .find(|c| self.modules.module_of(c.0) == own)
+            .or_else(|| all.iter().find(|c| self.modules.sees(file, c.0)))
+            .or_else(|| match all.as_slice() {
+                [one] if self.modules.same_build(file, one.0) => Some(one),
+                _ => None,
+            })
+    }
+
+    /// The build modules of the files.
+    pub fn modules(&self) -> &Modules {
+        &self.modules
     }
 
     fn build(files: Vec<SourceFile>, deps: Option<crate::scope::Deps>) -> Project {
         let mut p = Project {
             files,
             class_by_fqn: HashMap::new(),
+            modules: Modules::single(0),
             methods_of_class: HashMap::new(),
-            methods_by_arity: HashMap::new(),
             imports: Vec::new(),
             supertypes: HashMap::new(),
             subtypes: HashMap::new(),
@@ -138,10 +148,11 @@ impl Project {
             super_lookups: HashMap::new(),
         };
         let recording = deps.is_some();
+        p.modules = Modules::discover(p.files.iter().map(|f| f.path.as_str()));
         for (fi, f) in p.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
                 let cref = (fi as u32, ci as u32);
-                p.class_by_fqn.entry(c.fqn.clone()).or_insert(cref);
+                p.class_by_fqn.entry(c.fqn.clone()).or_default().push(cref);
                 for fld in &c.fields {
                     if fld.modifiers.is_static
                         && (fld.modifiers.is_final
@@ -161,16 +172,6 @@ impl Project {
                     .entry((fi as u32, m.class as u32))
                     .or_default()
                     .push(mid);
-                if !m.is_ctor {
-                    let varargs = m.params.last().is_some_and(|x| x.ty.ends_with("[]"));
-                    let key = if varargs { usize::MAX } else { m.params.len() };
-                    p.methods_by_arity
-                        .entry(m.name.clone())
-                        .or_default()
-                        .entry(key)
-                        .or_default()
-                        .push(mid);
-                }
             }
         }
         p.imports = p
@@ -211,7 +212,7 @@ impl Project {
         }
         p.supertypes = sup;
         // Keep the transitive closures: hierarchy queries are on the hot path of every call.
-        let classes: Vec<ClassRef> = p.class_by_fqn.values().copied().collect();
+        let classes: Vec<ClassRef> = p.class_by_fqn.values().flatten().copied().collect();
         let sup_closure: HashMap<ClassRef, Vec<ClassRef>> = classes
             .iter()
             .map(|c| (*c, p.closure(*c, &p.supertypes)))
@@ -261,7 +262,7 @@ impl Project {
                 return match self.resolve_type(file, from, head) {
                     TypeRef::Project(c) => {
                         let fqn = format!("{}.{}", self.class(c).fqn, rest);
-                        match self.lookup(&fqn) {
+                        match self.lookup(file, &fqn) {
                             Some(c) => TypeRef::Project(*c),
                             None => TypeRef::External(fqn),
                         }
@@ -270,7 +271,7 @@ impl Project {
                     TypeRef::Unknown(_) => TypeRef::Unknown(name.to_string()),
                 };
             }
-            return match self.lookup(name) {
+            return match self.lookup(file, name) {
                 Some(c) => TypeRef::Project(*c),
                 None => TypeRef::External(name.to_string()),
             };
@@ -282,13 +283,13 @@ impl Project {
             if c.name == name {
                 return TypeRef::Project((file, ci as u32));
             }
-            if let Some(x) = self.lookup(&format!("{}.{}", c.fqn, name)) {
+            if let Some(x) = self.lookup(file, &format!("{}.{}", c.fqn, name)) {
                 return TypeRef::Project(*x);
             }
             cur = c.outer;
         }
         if let Some(path) = self.imports.get(file as usize).and_then(|m| m.get(name)) {
-            return match self.lookup(path) {
+            return match self.lookup(file, path) {
                 Some(c) => TypeRef::Project(*c),
                 None => TypeRef::External(path.clone()),
             };
@@ -298,14 +299,14 @@ impl Project {
         } else {
             format!("{}.{}", facts.package, name)
         };
-        if let Some(c) = self.lookup(&same_pkg) {
+        if let Some(c) = self.lookup(file, &same_pkg) {
             return TypeRef::Project(*c);
         }
         let mut wild = Vec::new();
         for imp in &facts.imports {
             if imp.wildcard && !imp.is_static {
                 let cand = format!("{}.{}", imp.path, name);
-                if let Some(c) = self.lookup(&cand) {
+                if let Some(c) = self.lookup(file, &cand) {
                     return TypeRef::Project(*c);
                 }
                 wild.push(cand);
@@ -479,9 +480,10 @@ impl Project {
         out
     }
 
-    /// Project methods a call may run: by the receiver's declared type (with overrides in
-    /// subtypes), by the enclosing classes for an unqualified call, or — receiver type unknown —
-    /// by name and arity when exactly one project method matches.
+    /// Project methods a call may run, as javac would bind it: by the receiver's static type
+    /// (the method by name and arity in the type and its supertypes, plus overrides in its
+    /// project subtypes), or, for an unqualified call, in the enclosing classes (innermost
+    /// first) and then the static imports. Any other receiver makes a library call: none.
     pub fn resolve_call(
         &self,
         caller: ClassRef,
@@ -528,35 +530,9 @@ impl Project {
                 }
                 found
             }
-            Some(Some(TypeRef::External(_))) => Vec::new(),
-            // `java.lang.Object`'s methods are everywhere: a unique project one proves nothing.
-            Some(Some(TypeRef::Unknown(_))) | Some(None)
-                if OBJECT_METHODS.contains(&call.name.as_str()) =>
-            {
-                Vec::new()
-            }
-            Some(Some(TypeRef::Unknown(_))) | Some(None) => {
-                if let Some(d) = &self.deps {
-                    d.note_name(&call.name);
-                }
-                let by_arity = self.methods_by_arity.get(&call.name);
-                let exact = by_arity
-                    .and_then(|m| m.get(&arity))
-                    .map(|v| v.as_slice())
-                    .unwrap_or(&[]);
-                let varargs: Vec<MethodId> = by_arity
-                    .and_then(|m| m.get(&usize::MAX))
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .filter(|m| Self::arity_ok(self.method(*m), arity))
-                    .collect();
-                match (exact, varargs.as_slice()) {
-                    ([one], []) => vec![*one],
-                    ([], [one]) => vec![*one],
-                    _ => Vec::new(),
-                }
-            }
+            // A receiver that is not a project type — a library type, or one that cannot be
+            // resolved — makes a library call: never matched to a project method by name.
+            Some(Some(TypeRef::External(_) | TypeRef::Unknown(_))) | Some(None) => Vec::new(),
         };
         out.sort();
         out.dedup();
@@ -576,7 +552,7 @@ impl Project {
             } else {
                 continue;
             };
-            if let Some(c) = self.lookup(class_path) {
+            if let Some(c) = self.lookup(file, class_path) {
                 out.extend(self.methods_in_hierarchy(*c, name, arity));
             }
         }

@@ -147,6 +147,27 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
         match e.peel() {
             Expr::Name(n, _) => self.type_of_name(n, depth),
             Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => self.field_type(n),
+            // `other.field` of a project type, or a static field `Type.field`.
+            Expr::Field(r, n, _) => {
+                let owner = if self.is_type_name(r) {
+                    self.resolve(&r.dotted()?)
+                } else {
+                    self.type_at(r, depth + 1)?
+                };
+                let TypeRef::Project(k) = owner else {
+                    return None;
+                };
+                let (decl, f) = self.project.field(k, n)?;
+                Some(
+                    self.project
+                        .resolve_type(decl.0, Some(decl.1 as usize), &f.ty),
+                )
+            }
+            // A ternary with one typed arm.
+            Expr::Ternary(_, a, b, _) => self
+                .type_at(a, depth + 1)
+                .filter(TypeRef::is_known)
+                .or_else(|| self.type_at(b, depth + 1)),
             Expr::New(n) => Some(self.resolve(&n.ty)),
             Expr::Cast(t, _, _) => Some(self.resolve(t)),
             Expr::Call(c) => {

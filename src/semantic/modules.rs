@@ -1,0 +1,485 @@
+//! Build modules: every file belongs to the module of the nearest directory holding `pom.xml`,
+//! `build.gradle` or `build.gradle.kts` (a file with none above it belongs to the scanned
+//! tree's own module), and a module sees itself and the project modules its build file depends
+//! on, transitively.
+//!
+//! The build files are read with a small tolerant reader, never executed: Maven's
+//! `<dependency>` and `<parent>` artifactIds are matched against the other modules'
+//! `<artifactId>`, Gradle's `project(":a:b")` and `projects.aB` against the modules' paths
+//! (`:` plus the directory's path below the nearest `settings.gradle[.kts]`, or the directory's
+//! name). A build file that cannot be read or understood declares no dependencies.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+const BUILD_FILES: &[&str] = &["pom.xml", "build.gradle", "build.gradle.kts"];
+const SETTINGS_FILES: &[&str] = &["settings.gradle", "settings.gradle.kts"];
+/// Build files larger than this are not read (they declare no dependencies).
+const MAX_BUILD_FILE: u64 = 4 << 20;
+
+/// One build module.
+#[derive(Debug, Clone, Default)]
+struct Module {
+    /// Maven's own `<artifactId>`.
+    artifact: Option<String>,
+    /// Gradle's project path (`:a:b`), or `:` + the directory name.
+    gradle_path: String,
+    dir_name: String,
+    /// The outermost directory above (or at) the module holding a build file: modules of one
+    /// build share it.
+    root: PathBuf,
+    maven_deps: Vec<String>,
+    gradle_deps: Vec<String>,
+}
+
+/// The build modules of the scanned files.
+#[derive(Debug, Clone, Default)]
+pub struct Modules {
+    /// Per file: its module; 0 is the module of files with no build file above them.
+    of_file: Vec<u32>,
+    /// Per module: the modules it sees (itself and its dependencies, transitively).
+    visible: Vec<BTreeSet<u32>>,
+    /// Per module: the index of its build's root (see [`Module::root`]).
+    root_of: Vec<u32>,
+}
+
+impl Modules {
+    /// Every file in one module (what a project without build files is).
+    pub fn single(n_files: usize) -> Modules {
+        Modules {
+            of_file: vec![0; n_files],
+            visible: vec![BTreeSet::from([0])],
+            root_of: vec![0],
+        }
+    }
+
+    /// The modules of files at `paths` (as given on the command line: a relative path is not
+    /// looked at above its first component).
+    pub fn discover<'a>(paths: impl Iterator<Item = &'a str>) -> Modules {
+        let mut dirs: HashMap<PathBuf, u32> = HashMap::new();
+        let mut modules: Vec<Module> = vec![Module::default()];
+        let mut module_dirs: Vec<PathBuf> = vec![PathBuf::new()];
+        let mut of_file = Vec::new();
+        for p in paths {
+            let dir = Path::new(p).parent().unwrap_or(Path::new("")).to_path_buf();
+            let m = module_for_dir(&dir, &mut dirs, &mut modules, &mut module_dirs);
+            of_file.push(m);
+        }
+        let n = modules.len();
+        let mut direct: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, m) in modules.iter().enumerate().skip(1) {
+            for d in &m.maven_deps {
+                direct[i].extend(
+                    (1..n)
+                        .filter(|j| *j != i && modules[*j].artifact.as_deref() == Some(d.as_str()))
+                        .map(|j| j as u32),
+                );
+            }
+            for d in &m.gradle_deps {
+                let by_path: Vec<u32> = (1..n)
+                    .filter(|j| *j != i && gradle_matches(&modules[*j].gradle_path, d))
+                    .map(|j| j as u32)
+                    .collect();
+                if !by_path.is_empty() {
+                    direct[i].extend(by_path);
+                    continue;
+                }
+                let last = d.rsplit(':').next().unwrap_or(d);
+                let by_name: Vec<u32> = (1..n)
+                    .filter(|j| *j != i && normalise(&modules[*j].dir_name) == normalise(last))
+                    .map(|j| j as u32)
+                    .collect();
+                if by_name.len() == 1 {
+                    direct[i].extend(by_name);
+                }
+            }
+        }
+        let visible = (0..n)
+            .map(|i| {
+                let mut seen = BTreeSet::from([i as u32]);
+                let mut stack = vec![i as u32];
+                while let Some(x) = stack.pop() {
+                    for y in &direct[x as usize] {
+                        if seen.insert(*y) {
+                            stack.push(*y);
+                        }
+                    }
+                }
+                seen
+            })
+            .collect();
+        let mut roots: Vec<PathBuf> = Vec::new();
+        let root_of = modules
+            .iter()
+            .map(|m| match roots.iter().position(|r| *r == m.root) {
+                Some(k) => k as u32,
+                None => {
+                    roots.push(m.root.clone());
+                    (roots.len() - 1) as u32
+                }
+            })
+            .collect();
+        Modules {
+            of_file,
+            visible,
+            root_of,
+        }
+    }
+
+    /// The module of file `file`.
+    pub fn module_of(&self, file: u32) -> u32 {
+        self.of_file.get(file as usize).copied().unwrap_or(0)
+    }
+
+    /// Does code in file `from` see the classes of file `to` (same module, or a module its
+    /// build depends on)? A file outside every build sees the whole scanned tree.
+    pub fn sees(&self, from: u32, to: u32) -> bool {
+        let (a, b) = (self.module_of(from), self.module_of(to));
+        a == b || a == 0 || self.visible.get(a as usize).is_some_and(|v| v.contains(&b))
+    }
+
+    /// Are the files of one build (one repository's modules), or is one of them outside every
+    /// build? Only then may a type in an unrelated module stand in for a missing one.
+    pub fn same_build(&self, from: u32, to: u32) -> bool {
+        let (a, b) = (self.module_of(from), self.module_of(to));
+        a == 0 || b == 0 || self.root_of.get(a as usize) == self.root_of.get(b as usize)
+    }
+}
+
+/// The module of directory `dir`, found by walking up to the nearest build file (cached per
+/// directory).
+fn module_for_dir(
+    dir: &Path,
+    cache: &mut HashMap<PathBuf, u32>,
+    modules: &mut Vec<Module>,
+    module_dirs: &mut Vec<PathBuf>,
+) -> u32 {
+    let mut walked = Vec::new();
+    let mut cur = Some(dir.to_path_buf());
+    let mut found = 0;
+    while let Some(d) = cur {
+        if let Some(m) = cache.get(&d) {
+            found = *m;
+            break;
+        }
+        walked.push(d.clone());
+        if let Some(b) = BUILD_FILES.iter().map(|b| d.join(b)).find(|b| b.is_file()) {
+            found = modules.len() as u32;
+            modules.push(read_module(&d, &b));
+            module_dirs.push(d.clone());
+            break;
+        }
+        cur = d
+            .parent()
+            .filter(|p| !d.as_os_str().is_empty() && *p != d)
+            .map(Path::to_path_buf);
+    }
+    for d in walked {
+        cache.insert(d, found);
+    }
+    found
+}
+
+fn read_module(dir: &Path, build: &Path) -> Module {
+    let text = read_small(build).unwrap_or_default();
+    let dir_name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut m = Module {
+        dir_name: dir_name.clone(),
+        gradle_path: format!(":{dir_name}"),
+        root: outermost_build_dir(dir),
+        ..Module::default()
+    };
+    if build.file_name().is_some_and(|n| n == "pom.xml") {
+        let (own, deps) = read_pom(&text);
+        m.artifact = own;
+        m.maven_deps = deps;
+    } else {
+        m.gradle_deps = read_gradle_deps(&text);
+        if let Some(p) = gradle_path(dir) {
+            m.gradle_path = p;
+        }
+    }
+    m
+}
+
+fn read_small(p: &Path) -> Option<String> {
+    let meta = std::fs::metadata(p).ok()?;
+    if meta.len() > MAX_BUILD_FILE {
+        return None;
+    }
+    let bytes = std::fs::read(p).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn ancestors_of(dir: &Path) -> impl Iterator<Item = &Path> {
+    dir.ancestors().filter(|a| !a.as_os_str().is_empty())
+}
+
+fn outermost_build_dir(dir: &Path) -> PathBuf {
+    let mut root = dir.to_path_buf();
+    for a in ancestors_of(dir) {
+        if BUILD_FILES
+            .iter()
+            .chain(SETTINGS_FILES)
+            .any(|b| a.join(b).is_file())
+        {
+            root = a.to_path_buf();
+        }
+    }
+    root
+}
+
+/// `:a:b` for a directory `a/b` below the nearest Gradle settings file.
+fn gradle_path(dir: &Path) -> Option<String> {
+    let settings =
+        ancestors_of(dir).find(|a| SETTINGS_FILES.iter().any(|s| a.join(s).is_file()))?;
+    let rel = dir.strip_prefix(settings).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(format!(":{}", parts.join(":")))
+}
+
+/// Gradle's type-safe accessors turn `ledger-client` into `ledgerClient`: compare without case
+/// and separators.
+fn normalise(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+fn gradle_matches(module_path: &str, dep: &str) -> bool {
+    let a: Vec<String> = module_path
+        .split(':')
+        .filter(|s| !s.is_empty())
+        .map(normalise)
+        .collect();
+    let b: Vec<String> = dep
+        .split(':')
+        .filter(|s| !s.is_empty())
+        .map(normalise)
+        .collect();
+    !b.is_empty() && a == b
+}
+
+/// Removes `<!-- … -->` comments and the blocks named `tag`.
+fn strip_blocks(text: &str, tag: &str) -> String {
+    let (open, close) = (format!("<{tag}"), format!("</{tag}>"));
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(&open) {
+        let after = &rest[i + open.len()..];
+        // `<dependencies>` must not match `<dependency>`'s prefix search for `<dependencies`.
+        if !after.starts_with(['>', ' ', '\t', '\r', '\n', '/']) {
+            out.push_str(&rest[..i + open.len()]);
+            rest = after;
+            continue;
+        }
+        out.push_str(&rest[..i]);
+        match after.find(&close) {
+            Some(j) => rest = &after[j + close.len()..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("<!--") {
+        out.push_str(&rest[..i]);
+        match rest[i..].find("-->") {
+            Some(j) => rest = &rest[i + j + 3..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The texts of every `<tag>…</tag>` in `text`.
+fn tag_values<'a>(text: &'a str, tag: &str) -> Vec<&'a str> {
+    let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(&open) {
+        let after = &rest[i + open.len()..];
+        let Some(j) = after.find(&close) else { break };
+        out.push(after[..j].trim());
+        rest = &after[j + close.len()..];
+    }
+    out
+}
+
+/// The blocks `<tag>…</tag>` of `text`.
+fn blocks<'a>(text: &'a str, tag: &str) -> Vec<&'a str> {
+    tag_values(text, tag)
+}
+
+/// A POM's own artifactId, and the artifactIds of its dependencies and parent.
+fn read_pom(text: &str) -> (Option<String>, Vec<String>) {
+    let text = strip_comments(text);
+    let mut deps: Vec<String> = Vec::new();
+    for p in blocks(&text, "parent") {
+        deps.extend(tag_values(p, "artifactId").into_iter().map(str::to_string));
+    }
+    let mut rest = text.clone();
+    for t in [
+        "parent",
+        "dependencyManagement",
+        "build",
+        "reporting",
+        "profiles",
+        "pluginRepositories",
+        "repositories",
+    ] {
+        rest = strip_blocks(&rest, t);
+    }
+    for b in blocks(&rest, "dependencies") {
+        let b = strip_blocks(b, "exclusions");
+        deps.extend(tag_values(&b, "artifactId").into_iter().map(str::to_string));
+    }
+    let own_text = strip_blocks(&rest, "dependencies");
+    let own = tag_values(&own_text, "artifactId")
+        .first()
+        .map(|s| s.to_string());
+    deps.retain(|d| !d.is_empty() && Some(d) != own.as_ref());
+    (own, deps)
+}
+
+/// The project paths a Gradle build script depends on: `project(":a:b")`,
+/// `project(path: ":a")` and `projects.aB.cD` (as `:aB:cD`).
+fn read_gradle_deps(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("project(") {
+        let after = &rest[i + "project(".len()..];
+        let arg = after.split(')').next().unwrap_or("");
+        if let Some(q) = arg.find(['"', '\'']) {
+            let quote = arg.as_bytes()[q] as char;
+            let inner = &arg[q + 1..];
+            if let Some(e) = inner.find(quote) {
+                let path = &inner[..e];
+                if path.starts_with(':') || !path.contains(' ') {
+                    out.push(path.to_string());
+                }
+            }
+        }
+        rest = after;
+    }
+    let mut rest = text;
+    while let Some(i) = rest.find("projects.") {
+        let preceded = rest[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
+        let after = &rest[i + "projects.".len()..];
+        let acc: String = after
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
+            .collect();
+        if !preceded && !acc.is_empty() {
+            let segs: Vec<&str> = acc.split('.').filter(|s| !s.is_empty()).collect();
+            out.push(format!(":{}", segs.join(":")));
+        }
+        rest = after;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pom_names_itself_its_parent_and_its_dependencies_not_managed_ones() {
+        let pom = r#"<project>
+          <parent><groupId>g</groupId><artifactId>platform</artifactId></parent>
+          <artifactId>payout-service</artifactId>
+          <!-- <dependency><artifactId>commented</artifactId></dependency> -->
+          <dependencyManagement><dependencies>
+            <dependency><artifactId>managed-only</artifactId></dependency>
+          </dependencies></dependencyManagement>
+          <dependencies>
+            <dependency><artifactId>ledger-client</artifactId>
+              <exclusions><exclusion><artifactId>excluded</artifactId></exclusion></exclusions>
+            </dependency>
+          </dependencies>
+          <build><plugins><plugin><artifactId>maven-plugin</artifactId></plugin></plugins></build>
+        </project>"#;
+        let (own, deps) = read_pom(pom);
+        assert_eq!(own.as_deref(), Some("payout-service"));
+        assert_eq!(
+            deps,
+            vec!["platform".to_string(), "ledger-client".to_string()]
+        );
+    }
+
+    #[test]
+    fn a_malformed_pom_declares_nothing() {
+        let (own, deps) = read_pom("<project><artifactId>x</art");
+        assert_eq!(own, None);
+        assert!(deps.is_empty());
+    }
+
+    #[test]
+    fn gradle_project_dependencies_in_both_dialects() {
+        let kts = r#"dependencies {
+            implementation(project(":ledger-client"))
+            api(project(path: ':shared:model'))
+            implementation(projects.paymentsCore)
+            implementation("org.springframework:spring-web")
+        }"#;
+        assert_eq!(
+            read_gradle_deps(kts),
+            vec![
+                ":ledger-client".to_string(),
+                ":shared:model".to_string(),
+                ":paymentsCore".to_string()
+            ]
+        );
+        assert!(gradle_matches(":payments-core", ":paymentsCore"));
+        assert!(!gradle_matches(":payments", ":paymentsCore"));
+    }
+
+    #[test]
+    fn modules_of_a_tree_and_who_sees_whom() {
+        let dir = std::env::temp_dir().join(format!("rl-modules-{}", std::process::id()));
+        let w = |p: &str, s: &str| {
+            let f = dir.join(p);
+            std::fs::create_dir_all(f.parent().expect("parent")).expect("mkdir");
+            std::fs::write(f, s).expect("write");
+        };
+        w("settings.gradle.kts", "include(\"a\", \"b\", \"c\")");
+        w(
+            "a/build.gradle.kts",
+            "dependencies { implementation(project(\":b\")) }",
+        );
+        w("b/build.gradle", "dependencies { }");
+        w("c/build.gradle.kts", "not gradle at all {{{");
+        let files: Vec<String> = ["a/src/A.java", "b/src/x/B.java", "c/C.java", "b/B2.java"]
+            .iter()
+            .map(|p| dir.join(p).to_string_lossy().into_owned())
+            .collect();
+        let m = Modules::discover(files.iter().map(String::as_str));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(m.sees(0, 1), "a depends on b");
+        assert!(!m.sees(1, 0), "b does not depend on a");
+        assert!(!m.sees(0, 2) && !m.sees(2, 0));
+        assert!(m.sees(1, 3), "one module");
+        assert!(m.same_build(0, 2));
+    }
+
+    #[test]
+    fn files_without_build_files_are_one_module() {
+        let m = Modules::discover(["A.java", "p/B.java"].into_iter());
+        assert!(m.sees(0, 1) && m.sees(1, 0));
+    }
+}
