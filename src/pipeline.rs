@@ -6,10 +6,10 @@ mod parse;
 mod prefilter;
 
 use crate::FileError;
+use crate::dataflow as flow;
 use crate::findings::{self, Finding};
 use crate::semantic::{self as index, MethodId};
 use crate::workspace::read::file_error;
-use crate::dataflow as flow;
 use crate::{Options, Report, RunError, cache, catalogue, discovery, policy, rules};
 use parse::{Parsed, parse_file};
 use rayon::prelude::*;

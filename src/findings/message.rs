@@ -2,8 +2,8 @@
 //! regions are, and the chain of calls that leads from a region to the finding.
 
 use super::{Finding, line};
-use crate::semantic::Project;
 use crate::regions::Region;
+use crate::semantic::Project;
 
 /// What one execution of these regions is called: a scheduler's `run`, a retry's `attempt`.
 pub fn execution_noun(regs: &[&Region]) -> &'static str {

@@ -7,9 +7,9 @@ pub mod order;
 pub use order::finish;
 
 use crate::dataflow::Loc;
-use crate::semantic::{MethodId, Project};
-use crate::rules::{self, Rule};
 use crate::java::ir::Span;
+use crate::rules::{self, Rule};
+use crate::semantic::{MethodId, Project};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]

@@ -2,11 +2,11 @@
 //! and flows → the rules' checks.
 
 use crate::catalogue::Catalogue;
-use crate::findings::Finding;
 use crate::dataflow::{self as flow, MethodFlow};
-use crate::semantic::{MethodId, Project};
+use crate::findings::Finding;
 use crate::regions::{self, Part, Region};
 use crate::rules;
+use crate::semantic::{MethodId, Project};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 

@@ -5,8 +5,8 @@
 use super::parse::{Parsed, Part, parse_file};
 use super::{Analysed, analysis};
 use crate::FileError;
-use crate::workspace::read::read;
 use crate::semantic as index;
+use crate::workspace::read::read;
 use crate::{Options, Report, cache, catalogue, discovery, phase, scope};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};

@@ -4,8 +4,8 @@
 
 use super::{Context, Rule, reach};
 use crate::findings::{Finding, message, related};
-use crate::regions::Region;
 use crate::java::ir::Span;
+use crate::regions::Region;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {

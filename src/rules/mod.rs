@@ -2,10 +2,10 @@
 //! once. `explain`, the README table and SARIF help all read it from here.
 
 use crate::catalogue::{Catalogue, SourceKind};
-use crate::findings::Finding;
 use crate::dataflow::MethodFlow;
-use crate::semantic::{MethodId, Project};
+use crate::findings::Finding;
 use crate::regions::Region;
+use crate::semantic::{MethodId, Project};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 

@@ -3,8 +3,8 @@
 
 use super::Context;
 use crate::dataflow::{self as flow, MethodFlow};
-use crate::semantic::{MethodId, Project};
 use crate::regions::{self, Part, Region};
+use crate::semantic::{MethodId, Project};
 use std::collections::{BTreeSet, HashMap};
 
 /// Does region `r` (with its reach) cover a source evaluated in scope `s` and a sink executed

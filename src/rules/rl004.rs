@@ -1,9 +1,9 @@
 use super::{Context, declare_rule, reach};
-use crate::findings::{Finding, message, related};
 use crate::dataflow as flow;
-use crate::semantic::MethodId;
-use crate::regions::Region;
+use crate::findings::{Finding, message, related};
 use crate::java::ir::Span;
+use crate::regions::Region;
+use crate::semantic::MethodId;
 use std::collections::{BTreeMap, BTreeSet};
 
 declare_rule! {

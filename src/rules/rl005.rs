@@ -1,9 +1,9 @@
 use super::{Context, declare_rule, reach};
-use crate::findings::{Finding, message, related};
 use crate::dataflow::{self as flow, Loc};
-use crate::semantic::MethodId;
-use crate::regions;
+use crate::findings::{Finding, message, related};
 use crate::java::ir::Span;
+use crate::regions;
+use crate::semantic::MethodId;
 use std::collections::{BTreeMap, BTreeSet};
 
 declare_rule! {
