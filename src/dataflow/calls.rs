@@ -344,7 +344,7 @@ impl Cx<'_> {
                 // A builder method (or a setter named otherwise) writes its property; `setX`
                 // was written above.
                 for (f, ps) in &s.field_params {
-                    let t = self.from_params(ps, &c.args, args);
+                    let t = self.args_at(ps, &c.args, args);
                     self.assign_place(Place::prop(owner.clone(), f), t, true, Some(c.span));
                 }
             }

@@ -401,3 +401,21 @@ fn bounded(mut place: Place, replace: bool) -> (Place, bool) {
     }
     (place, false)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_below_the_depth_bound_joins_its_ancestor() {
+        let mut p = Place::local("o");
+        for f in ["a", "b", "c", "d", "e"] {
+            p = Place::prop(p, f);
+        }
+        let (q, replace) = bounded(p, true);
+        assert_eq!(q.to_string(), "o#a#b#c");
+        assert!(!replace);
+        let shallow = Place::prop(Place::local("o"), "a");
+        assert_eq!(bounded(shallow.clone(), true), (shallow, true));
+    }
+}

@@ -77,7 +77,7 @@ impl Cx<'_> {
                 }
                 let fs: Vec<SourceDesc> = s.field_sources.values().cloned().collect();
                 for (f, ps) in &s.field_params {
-                    let t = self.from_params(ps, &n.args, &args);
+                    let t = self.args_at(ps, &n.args, &args);
                     union(shape.fields.entry(f.clone()).or_default(), &t);
                 }
                 for (a, sink) in hits {
@@ -130,8 +130,39 @@ impl Cx<'_> {
                 found.push((f.to_string(), ps));
             }
         }
+        // A compact record constructor assigns each component from its parameter at its end.
+        if m.is_ctor && self.is_compact_constructor() {
+            for (i, p) in m.params.iter().enumerate() {
+                let v = self.env.get(&Place::local(&p.name));
+                let ps: BTreeSet<ParamPath> = match v {
+                    None => [ParamPath::Whole(i as u16)].into(),
+                    Some(v) => v
+                        .iter()
+                        .filter_map(|o| match o {
+                            Origin::Param(q) => Some(ParamPath::Whole(*q)),
+                            Origin::ParamField(q, g) => Some(ParamPath::Field(*q, g.clone())),
+                            _ => None,
+                        })
+                        .collect(),
+                };
+                if !ps.is_empty() && !found.iter().any(|(f, _)| *f == p.name) {
+                    found.push((p.name.clone(), ps));
+                }
+            }
+        }
         found.sort();
         self.out.summary.field_params.extend(found);
+    }
+
+    /// A compact canonical constructor: its parameters are the record's components.
+    fn is_compact_constructor(&self) -> bool {
+        let m = self.method;
+        !m.params.is_empty()
+            && m.params.iter().all(|p| {
+                self.project
+                    .field(self.class, &p.name)
+                    .is_some_and(|(k, f)| k == self.class && f.span == p.span)
+            })
     }
 
     /// At a normal exit, `this` fields holding per-attempt values are part of the summary.

@@ -204,4 +204,26 @@ mod tests {
         assert_eq!(Place::this("n").variable_name(), Some("n"));
         assert_eq!(p.variable_name(), None);
     }
+
+    #[test]
+    fn a_map_entry_is_a_part_of_its_map_and_not_a_durable_store() {
+        let p = Place::key(Place::local("payload"), "sentAt");
+        assert!(!p.has_entry() && !p.on_this());
+        assert_eq!(p.parent(), Some(&Place::local("payload")));
+        assert_eq!(p.prop_owner(), Some(&Place::local("payload")));
+        assert_eq!(p.to_string(), "payload[\"sentAt\"]");
+        // A map held in a field of `this` outlives the attempt, with its entries.
+        assert!(Place::key(Place::this("cache"), "k").on_this());
+    }
+
+    #[test]
+    fn field_paths_count_their_depth() {
+        let p = Place::prop(Place::prop(Place::local("order"), "customer"), "key");
+        assert_eq!(p.depth(), 2);
+        assert_eq!(Place::local("order").depth(), 0);
+        assert_ne!(
+            Place::key(Place::local("m"), "k"),
+            Place::prop(Place::local("m"), "k")
+        );
+    }
 }

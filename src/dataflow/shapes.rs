@@ -158,7 +158,7 @@ impl Cx<'_> {
     }
 
     /// What a callee's parameter paths hold for these arguments.
-    pub(super) fn from_params(
+    pub(super) fn args_at(
         &self,
         paths: &BTreeSet<ParamPath>,
         args: &[Expr],
@@ -267,7 +267,9 @@ impl Cx<'_> {
     /// `Map.of("k", v, …)` / `ImmutableMap.of(…)` with constant keys.
     fn literal_map(&self, c: &Call, args: &[Taint]) -> Option<Shape> {
         let ty = self.resolve(&c.recv.as_ref()?.dotted()?);
-        if !MAP_FACTORIES.iter().any(|m| self.project.type_is(&ty, m)) || c.args.len() % 2 != 0 {
+        if !MAP_FACTORIES.iter().any(|m| self.project.type_is(&ty, m))
+            || !c.args.len().is_multiple_of(2)
+        {
             return None;
         }
         let mut s = Shape {
@@ -347,6 +349,9 @@ impl Cx<'_> {
                     Origin::Field(g) => {
                         flow.this_fields.insert(g.clone());
                     }
+                    // A counter local to this method starts again on every call.
+                    Origin::Fresh(i)
+                        if matches!(self.out.sources[*i as usize].counter_decl, Some(Some(_))) => {}
                     Origin::Fresh(i) => {
                         let d = self.source_desc(*i);
                         flow.sources.entry(d.kind).or_insert(d);
@@ -392,8 +397,7 @@ impl Cx<'_> {
             }
             .unwrap_or_else(Shape::builder);
             for (f, ps) in &summary.field_params {
-                s.fields
-                    .insert(f.clone(), self.from_params(ps, &c.args, args));
+                s.fields.insert(f.clone(), self.args_at(ps, &c.args, args));
             }
             return Some(s);
         }
@@ -405,7 +409,7 @@ impl Cx<'_> {
         };
         let recv = if on_this { None } else { c.recv.as_ref() };
         for (f, flow) in &ret.fields {
-            let mut t = self.from_params(&flow.params, &c.args, args);
+            let mut t = self.args_at(&flow.params, &c.args, args);
             for g in &flow.this_fields {
                 union(&mut t, &self.field_of(recv, recv_t, g));
             }
