@@ -334,8 +334,14 @@ impl Cx<'_> {
                 union(&mut result, recv_t);
             }
             if let Some(shape) = self.returned_shape(c, s, on_this, recv_t, args, &fresh_of) {
-                for t in shape.fields.values() {
-                    union(&mut result, t);
+                if s.ret_this {
+                    // A builder's whole value holds what its fluent methods wrote. A returned
+                    // object's whole value is what the callee's return gave (its `new` args):
+                    // fields set through setters are read back through their getters only,
+                    // since key sinks of callees are summarized per parameter, not per field.
+                    for t in shape.fields.values() {
+                        union(&mut result, t);
+                    }
                 }
                 shape_out = Some(shape);
             }
