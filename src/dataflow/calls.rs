@@ -2,10 +2,12 @@
 
 use super::cx::*;
 use super::place::*;
+use super::shapes::Shape;
 use super::*;
 use crate::catalogue::{SourceKind, glob};
 use crate::java::ir::*;
 use crate::semantic::{Loc, MethodId, TypeRef};
+use std::collections::BTreeMap;
 
 impl Cx<'_> {
     pub(super) fn eval_call(&mut self, c: &Call) -> Taint {
@@ -118,6 +120,9 @@ impl Cx<'_> {
         {
             return t.clone();
         }
+        if let Some(t) = self.read_known_part(c, &args) {
+            return t;
+        }
 
         // Project methods.
         let on_this = matches!(c.recv, None | Some(Expr::This(_)));
@@ -140,6 +145,7 @@ impl Cx<'_> {
         }
         // An unknown call with a per-attempt argument or receiver returns a per-attempt value;
         // builders and appenders keep what they were given.
+        self.library_shape(c, &args);
         let mut t = recv_t;
         for a in &args {
             union(&mut t, a);
@@ -262,12 +268,14 @@ impl Cx<'_> {
     ) -> Taint {
         let mut result = Taint::new();
         let mut hits_effects: Vec<(Span, String)> = Vec::new();
+        let mut shape_out: Option<Shape> = None;
+        let sums = self.sums;
         for m in targets {
             self.edge(c.scope, *m);
             if on_this {
                 self.out.self_calls.push(*m);
             }
-            let s = &self.sums[m.0 as usize][m.1 as usize];
+            let s = &sums[m.0 as usize][m.1 as usize];
             let mut hits = Vec::new();
             for (p, sink) in &s.param_sinks {
                 let idx = *p as usize;
@@ -303,24 +311,48 @@ impl Cx<'_> {
             for (t, sink) in hits {
                 self.sink(&t, sink, c.scope, c.span);
             }
-            let s = &self.sums[m.0 as usize][m.1 as usize];
+            let s = &sums[m.0 as usize][m.1 as usize];
             for p in &s.ret_params {
                 if let Some(a) = args.get(*p as usize) {
                     union(&mut result, a);
                 }
             }
+            let recv = if on_this { None } else { c.recv.as_ref() };
             for f in &s.ret_fields {
-                if on_this {
-                    union(&mut result, &self.read_field(f));
-                } else {
-                    union(&mut result, recv_t);
-                }
+                // A getter: the receiver's field, not the whole receiver.
+                union(&mut result, &self.field_of(recv, recv_t, f));
             }
-            let ret_sources: Vec<SourceDesc> = s.ret_sources.values().cloned().collect();
-            for d in ret_sources {
+            let mut fresh_of = BTreeMap::new();
+            for d in s.ret_sources.values() {
                 let label = format!("{}() (which returns {})", c.name, d.label);
-                let t = self.fresh(d.kind, c.span, c.scope, label, Some(d));
+                let t = self.fresh(d.kind, c.span, c.scope, label, Some(d.clone()));
                 union(&mut result, &t);
+                fresh_of.insert(d.kind, t);
+            }
+            if s.ret_this {
+                // A fluent method returns its receiver, with what it wrote into it.
+                union(&mut result, recv_t);
+            }
+            if let Some(shape) = self.returned_shape(c, s, on_this, recv_t, args, &fresh_of) {
+                if s.ret_this {
+                    // A builder's whole value holds what its fluent methods wrote. A returned
+                    // object's whole value is what the callee's return gave (its `new` args):
+                    // fields set through setters are read back through their getters only,
+                    // since key sinks of callees are summarized per parameter, not per field.
+                    for t in shape.fields.values() {
+                        union(&mut result, t);
+                    }
+                }
+                shape_out = Some(shape);
+            }
+            let setter = args.len() == 1 && property_of(&c.name, "set").is_some();
+            if let Some(owner) = recv.filter(|_| !setter).and_then(|r| self.place_of(r)) {
+                // A builder method (or a setter named otherwise) writes its property; `setX`
+                // was written above.
+                for (f, ps) in &s.field_params {
+                    let t = self.args_at(ps, &c.args, args);
+                    self.assign_place(Place::prop(owner.clone(), f), t, true, Some(c.span));
+                }
             }
             if on_this {
                 let fs: Vec<(String, SourceDesc)> = s
@@ -334,6 +366,9 @@ impl Cx<'_> {
                     self.env.insert(Place::this(&f), t);
                 }
             }
+        }
+        if let Some(shape) = shape_out {
+            self.shapes.insert(c.span, shape);
         }
         hits_effects.sort();
         hits_effects.dedup();
@@ -477,7 +512,8 @@ impl Cx<'_> {
 
     /// Request options received from the caller (`RequestOptions options` parameter).
     pub(super) fn is_key_carrier_param(&self, arg: &Expr, t: &Taint) -> bool {
-        t.iter().any(|o| matches!(o, Origin::Param(_)))
+        t.iter()
+            .any(|o| matches!(o, Origin::Param(_) | Origin::ParamField(..)))
             && self.type_of(arg).is_some_and(|ty| {
                 self.cat
                     .side_effects

@@ -1,13 +1,14 @@
 //! The interpreter's state for one method, and the helpers every part of it uses.
 
 use super::place::*;
+use super::shapes::Shape;
 use super::*;
 use crate::catalogue::{Catalogue, SourceKind};
 use crate::java::ir::*;
 use crate::semantic::{
     ClassRef, DeclaredSoFar, Defs, Loc, MethodId, Project, TypeRef, Typer, collect_defs,
 };
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Analyse one method with the given callee summaries.
 pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodId) -> MethodFlow {
@@ -38,7 +39,9 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
         defs,
         cur_scope: 0,
         decl_scope: HashMap::new(),
-        last_new: None,
+        shapes: HashMap::new(),
+        ret_shape: None,
+        builders: HashSet::new(),
         guarded: false,
         keep_cond: false,
     };
@@ -58,9 +61,7 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
         cx.finish_fields();
     }
     cx.static_param_sinks();
-    if method.is_ctor {
-        cx.constructor_fields();
-    }
+    cx.constructor_fields();
     let ret = std::mem::take(&mut cx.ret);
     for o in &ret {
         match o {
@@ -80,7 +81,7 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
                 });
                 cx.out.summary.ret_sources.entry(s.kind).or_insert(desc);
             }
-            Origin::Param(p) => {
+            Origin::Param(p) | Origin::ParamField(p, _) => {
                 cx.out.summary.ret_params.insert(*p);
             }
             Origin::Field(f) => {
@@ -90,6 +91,7 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
             Origin::Lock => cx.out.summary.ret_lock = true,
         }
     }
+    cx.out.summary.ret_shape = cx.ret_shape.take();
     cx.out.truncated = cx.steps > MAX_STEPS;
     cx.out.calls.sort();
     cx.out.calls.dedup();
@@ -155,8 +157,13 @@ pub(super) struct Cx<'p> {
     pub(super) guarded: bool,
     /// Evaluating an `if` condition: keep what comparisons and negations are made of.
     pub(super) keep_cond: bool,
-    /// Fields set by the last `new T(…)` evaluated, for the local it initializes.
-    pub(super) last_new: Option<(Span, Vec<(String, Taint)>)>,
+    /// The fields of objects built by expressions evaluated so far (`new T(…)`, builder
+    /// chains, `Map.of(…)`), by the expression's span.
+    pub(super) shapes: HashMap<Span, Shape>,
+    /// The fields of the returned object, joined over the `return` statements.
+    pub(super) ret_shape: Option<RetShape>,
+    /// Locals that hold a builder.
+    pub(super) builders: HashSet<String>,
 }
 
 /// Steps (statements and expressions interpreted) one method may take: a pathological method is
@@ -306,7 +313,7 @@ impl<'p> Cx<'p> {
                     scope,
                     at,
                 }),
-                Origin::Param(p) => {
+                Origin::Param(p) | Origin::ParamField(p, _) => {
                     self.out
                         .summary
                         .param_sinks
@@ -368,6 +375,7 @@ impl<'p> Cx<'p> {
         replace: bool,
         call: Option<Span>,
     ) {
+        let (place, replace) = bounded(place, replace);
         if !matches!(place, Place::Local(_)) {
             self.stores.push(Store {
                 seq: self.stores.len(),
@@ -381,5 +389,37 @@ impl<'p> Cx<'p> {
         } else {
             union(self.env.entry(place).or_default(), &t);
         }
+    }
+}
+
+/// A write below the tracked depth goes, as a part, into its ancestor at that depth.
+fn bounded(mut place: Place, replace: bool) -> (Place, bool) {
+    if place.depth() <= super::shapes::MAX_FIELD_DEPTH {
+        return (place, replace);
+    }
+    while place.depth() > super::shapes::MAX_FIELD_DEPTH {
+        place = match place {
+            Place::Prop(o, _) | Place::Entry(o, _) | Place::Key(o, _) => *o,
+            other => other,
+        };
+    }
+    (place, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_below_the_depth_bound_joins_its_ancestor() {
+        let mut p = Place::local("o");
+        for f in ["a", "b", "c", "d", "e"] {
+            p = Place::prop(p, f);
+        }
+        let (q, replace) = bounded(p, true);
+        assert_eq!(q.to_string(), "o#a#b#c");
+        assert!(!replace);
+        let shallow = Place::prop(Place::local("o"), "a");
+        assert_eq!(bounded(shallow.clone(), true), (shallow, true));
     }
 }

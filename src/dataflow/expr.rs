@@ -24,7 +24,8 @@ impl Cx<'_> {
                     {
                         return t.clone();
                     }
-                    self.eval(r)
+                    let whole = self.eval(r);
+                    super::shapes::part_of(&whole, n)
                 }
             },
             Expr::This(_) | Expr::Str(..) | Expr::Lit(..) | Expr::Null(_) | Expr::Opaque(_) => {
@@ -53,6 +54,9 @@ impl Cx<'_> {
                             self.note_read(n, Some(&a.value));
                         }
                         self.assign_place(Place::local(n), v.clone(), replace, None);
+                        if replace {
+                            self.object_fields(n, Some(&a.value));
+                        }
                     }
                     Expr::Name(n, _) if self.is_field(n) => {
                         if !self.is_static_field(n) {

@@ -101,6 +101,7 @@ impl Cx<'_> {
                         Some(r) => union(r, &t),
                         None => {
                             union(&mut self.ret, &t);
+                            self.note_return_shape(e);
                             self.note_exit_fields();
                         }
                     }

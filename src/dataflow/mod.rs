@@ -18,6 +18,7 @@ mod locks;
 mod method_refs;
 mod objects;
 mod place;
+mod shapes;
 mod summaries;
 
 pub use cx::{MAX_STEPS, analyze};
@@ -53,12 +54,45 @@ pub struct Summary {
     pub param_sinks: BTreeMap<u16, SinkRef>,
     pub field_sinks: BTreeMap<String, SinkRef>,
     pub field_sources: BTreeMap<String, SourceDesc>,
-    /// Constructors: the parameters each field is set from.
-    pub field_params: BTreeMap<String, BTreeSet<u16>>,
+    /// The parameters (or fields of parameters) each `this` field is set from: a constructor's
+    /// fields, a setter's or a builder method's property.
+    pub field_params: BTreeMap<String, BTreeSet<ParamPath>>,
+    /// The method returns `this` (a builder's fluent method).
+    pub ret_this: bool,
+    /// The fields of the returned object and where each comes from, one level deep.
+    pub ret_shape: Option<RetShape>,
     /// The return value carries an idempotency key (a built request options object).
     pub ret_keyed: bool,
     /// The return value says whether a cluster-wide lock is held.
     pub ret_lock: bool,
+}
+
+/// Where a field's value comes from, in the callee's parameters.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ParamPath {
+    /// The whole argument.
+    Whole(u16),
+    /// One field of the argument (`builder.orderId` in `new Request(builder)`).
+    Field(u16, String),
+}
+
+/// One field of a returned object: the parameters, `this` fields and sources it holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldFlow {
+    pub params: BTreeSet<ParamPath>,
+    pub this_fields: BTreeSet<String>,
+    pub sources: BTreeMap<SourceKind, SourceDesc>,
+}
+
+/// The fields of a method's returned object (`buildRequest(now)` returns a DTO whose
+/// `timestamp` holds its parameter, and nothing else).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RetShape {
+    pub fields: BTreeMap<String, FieldFlow>,
+    /// Map entries rather than properties.
+    pub map: bool,
+    /// A builder: its one-argument calls set properties.
+    pub builder: bool,
 }
 
 /// A per-attempt value evaluated in this method.

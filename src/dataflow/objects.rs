@@ -2,6 +2,7 @@
 
 use super::cx::*;
 use super::place::*;
+use super::shapes::Shape;
 use super::*;
 use crate::java::ir::*;
 use crate::semantic::{Loc, TypeRef};
@@ -55,6 +56,8 @@ impl Cx<'_> {
                 );
             }
         }
+        let mut shape = Shape::default();
+        let sums = self.sums;
         if let TypeRef::Project(k) = ty {
             let mut targets = self.project.constructors(k, n.args.len());
             if let Some(init) = self.project.class(k).initializer {
@@ -62,7 +65,7 @@ impl Cx<'_> {
             }
             for m in targets {
                 self.edge(n.scope, m);
-                let s = &self.sums[m.0 as usize][m.1 as usize];
+                let s = &sums[m.0 as usize][m.1 as usize];
                 let mut hits = Vec::new();
                 for (p, sink) in &s.param_sinks {
                     if let Some(a) = args.get(*p as usize) {
@@ -73,21 +76,9 @@ impl Cx<'_> {
                     }
                 }
                 let fs: Vec<SourceDesc> = s.field_sources.values().cloned().collect();
-                let fields: Vec<(String, Taint)> = s
-                    .field_params
-                    .iter()
-                    .map(|(f, ps)| {
-                        let mut t = Taint::new();
-                        for p in ps {
-                            if let Some(a) = args.get(*p as usize) {
-                                union(&mut t, a);
-                            }
-                        }
-                        (f.clone(), t)
-                    })
-                    .collect();
-                if !fields.is_empty() {
-                    self.last_new = Some((n.span, fields));
+                for (f, ps) in &s.field_params {
+                    let t = self.args_at(ps, &n.args, &args);
+                    union(shape.fields.entry(f.clone()).or_default(), &t);
                 }
                 for (a, sink) in hits {
                     self.sink(&a, sink, n.scope, n.span);
@@ -99,56 +90,79 @@ impl Cx<'_> {
                 }
             }
         }
+        self.new_object_shape(n, shape);
         t
     }
 
-    /// After `x = new T(…)`: what each field of `x` holds, from T's constructor summary, so that
-    /// `x.getOrderId()` carries only the argument stored in `orderId`.
-    pub(super) fn object_fields(&mut self, local: &str, init: Option<&Expr>) {
-        let Some((span, fields)) = self.last_new.take() else {
-            return;
-        };
-        if !matches!(init.map(|e| e.peel()), Some(Expr::New(n)) if n.span == span) {
-            return;
-        }
-        for (f, t) in fields {
-            self.env.insert(Place::prop(Place::local(local), &f), t);
-        }
-    }
-
-    /// A constructor's summary: which parameters each field is set from (records: each
-    /// component from its own parameter).
+    /// What the method leaves in `this` fields from its parameters: a constructor's fields
+    /// (records: each component from its own parameter), a setter's or builder method's
+    /// property. A field that also holds anything else is not described here.
     pub(super) fn constructor_fields(&mut self) {
         let m = self.method;
         if m.body.is_none() {
-            for (i, p) in m.params.iter().enumerate() {
-                self.out
-                    .summary
-                    .field_params
-                    .entry(p.name.clone())
-                    .or_default()
-                    .insert(i as u16);
+            if m.is_ctor {
+                for (i, p) in m.params.iter().enumerate() {
+                    self.out
+                        .summary
+                        .field_params
+                        .entry(p.name.clone())
+                        .or_default()
+                        .insert(ParamPath::Whole(i as u16));
+                }
             }
             return;
         }
-        let mut found: Vec<(String, BTreeSet<u16>)> = Vec::new();
+        let mut found: Vec<(String, BTreeSet<ParamPath>)> = Vec::new();
         for (k, v) in &self.env {
             if let Place::This(f) = k
                 && !v.is_empty()
-                && v.iter().all(|o| matches!(o, Origin::Param(_)))
+                && v.iter()
+                    .all(|o| matches!(o, Origin::Param(_) | Origin::ParamField(..)))
             {
                 let ps = v
                     .iter()
                     .filter_map(|o| match o {
-                        Origin::Param(p) => Some(*p),
+                        Origin::Param(p) => Some(ParamPath::Whole(*p)),
+                        Origin::ParamField(p, g) => Some(ParamPath::Field(*p, g.clone())),
                         _ => None,
                     })
                     .collect();
                 found.push((f.to_string(), ps));
             }
         }
+        // A compact record constructor assigns each component from its parameter at its end.
+        if m.is_ctor && self.is_compact_constructor() {
+            for (i, p) in m.params.iter().enumerate() {
+                let v = self.env.get(&Place::local(&p.name));
+                let ps: BTreeSet<ParamPath> = match v {
+                    None => [ParamPath::Whole(i as u16)].into(),
+                    Some(v) => v
+                        .iter()
+                        .filter_map(|o| match o {
+                            Origin::Param(q) => Some(ParamPath::Whole(*q)),
+                            Origin::ParamField(q, g) => Some(ParamPath::Field(*q, g.clone())),
+                            _ => None,
+                        })
+                        .collect(),
+                };
+                if !ps.is_empty() && !found.iter().any(|(f, _)| *f == p.name) {
+                    found.push((p.name.clone(), ps));
+                }
+            }
+        }
         found.sort();
         self.out.summary.field_params.extend(found);
+    }
+
+    /// A compact canonical constructor: its parameters are the record's components.
+    fn is_compact_constructor(&self) -> bool {
+        let m = self.method;
+        !m.params.is_empty()
+            && m.params.iter().all(|p| {
+                self.project
+                    .field(self.class, &p.name)
+                    .is_some_and(|(k, f)| k == self.class && f.span == p.span)
+            })
     }
 
     /// At a normal exit, `this` fields holding per-attempt values are part of the summary.

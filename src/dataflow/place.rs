@@ -6,6 +6,8 @@ use std::collections::{BTreeSet, HashMap};
 pub(super) enum Origin {
     Fresh(u32),
     Param(u16),
+    /// A field of a parameter's object (`builder.orderId`, `request.getKey()`).
+    ParamField(u16, String),
     Field(String),
     /// The value went through a key sink: a request that carries an idempotency key.
     Keyed,
@@ -52,8 +54,12 @@ pub(super) enum Place {
     This(String),
     /// A property of the object at a place (`order.getKey()`, `order.key`, a record component).
     Prop(Box<Place>, String),
-    /// A value stored under a literal key in the object at a place (`ctx.setAttribute("k", v)`).
+    /// A value stored under a literal key in the object at a place (`ctx.setAttribute("k", v)`):
+    /// a store that outlives the attempt wherever the object does.
     Entry(Box<Place>, String),
+    /// An entry of a map under a literal or constant key (`payload.put("sentAt", now)`): a part
+    /// of the map, as durable as the map itself.
+    Key(Box<Place>, String),
 }
 
 impl Place {
@@ -73,10 +79,33 @@ impl Place {
         Place::Entry(Box::new(owner), key.to_string())
     }
 
+    pub(super) fn key(owner: Place, key: &str) -> Place {
+        Place::Key(Box::new(owner), key.to_string())
+    }
+
+    /// The object the place is a direct part of (`order` for `order#key` and `m["k"]`).
+    pub(super) fn parent(&self) -> Option<&Place> {
+        match self {
+            Place::Prop(o, _) | Place::Entry(o, _) | Place::Key(o, _) => Some(o),
+            Place::Local(_) | Place::This(_) => None,
+        }
+    }
+
+    /// Parts between the root and the place: bounds how deep field paths go.
+    pub(super) fn depth(&self) -> usize {
+        let mut n = 0;
+        let mut cur = self;
+        while let Some(o) = cur.parent() {
+            n += 1;
+            cur = o;
+        }
+        n
+    }
+
     /// The local or `this` field the place is rooted at.
     pub(super) fn root(&self) -> &Place {
         let mut cur = self;
-        while let Place::Prop(o, _) | Place::Entry(o, _) = cur {
+        while let Some(o) = cur.parent() {
             cur = o;
         }
         cur
@@ -93,7 +122,7 @@ impl Place {
         loop {
             match cur {
                 Place::Entry(..) => return true,
-                Place::Prop(o, _) => cur = o,
+                Place::Prop(o, _) | Place::Key(o, _) => cur = o,
                 Place::Local(_) | Place::This(_) => return false,
             }
         }
@@ -105,7 +134,7 @@ impl Place {
         let mut cur = self;
         loop {
             match cur {
-                Place::Prop(o, _) => {
+                Place::Prop(o, _) | Place::Key(o, _) => {
                     found = Some(&**o);
                     cur = o;
                 }
@@ -143,6 +172,7 @@ impl std::fmt::Display for Place {
             Place::This(n) => write!(f, "this.{n}"),
             Place::Prop(o, p) => write!(f, "{o}#{p}"),
             Place::Entry(o, k) => write!(f, "{o}@{k}"),
+            Place::Key(o, k) => write!(f, "{o}[{k:?}]"),
         }
     }
 }
@@ -173,5 +203,27 @@ mod tests {
         assert!(p.on_this());
         assert_eq!(Place::this("n").variable_name(), Some("n"));
         assert_eq!(p.variable_name(), None);
+    }
+
+    #[test]
+    fn a_map_entry_is_a_part_of_its_map_and_not_a_durable_store() {
+        let p = Place::key(Place::local("payload"), "sentAt");
+        assert!(!p.has_entry() && !p.on_this());
+        assert_eq!(p.parent(), Some(&Place::local("payload")));
+        assert_eq!(p.prop_owner(), Some(&Place::local("payload")));
+        assert_eq!(p.to_string(), "payload[\"sentAt\"]");
+        // A map held in a field of `this` outlives the attempt, with its entries.
+        assert!(Place::key(Place::this("cache"), "k").on_this());
+    }
+
+    #[test]
+    fn field_paths_count_their_depth() {
+        let p = Place::prop(Place::prop(Place::local("order"), "customer"), "key");
+        assert_eq!(p.depth(), 2);
+        assert_eq!(Place::local("order").depth(), 0);
+        assert_ne!(
+            Place::key(Place::local("m"), "k"),
+            Place::prop(Place::local("m"), "k")
+        );
     }
 }

@@ -1,0 +1,482 @@
+//! Objects whose fields are known (shapes): a value written into one field of an object comes
+//! back only through that field, so a clock value in `timestamp` leaves `orderId` stable.
+//!
+//! A shape is known for the value of an expression evaluated in this method (`new T(…)`, a
+//! builder chain, `Map.of(…)`, a call whose summary describes its returned object) and for a
+//! local whose fields were written (`Place::Prop` / `Place::Key` entries of the environment).
+//! Reading a field the shape does not know, or using the whole object, gives the union of its
+//! fields, which is what the object's own value holds.
+
+use super::cx::*;
+use super::place::*;
+use super::*;
+use crate::catalogue::SourceKind;
+use crate::java::ir::*;
+use std::collections::BTreeMap;
+
+/// Field paths deeper than this (`a#b#c`) are not told apart: a write below it goes into the
+/// part at this depth.
+pub(super) const MAX_FIELD_DEPTH: usize = 3;
+
+/// Calls that start a builder with no fields set (`Dto.builder()`, `Request.newBuilder()`).
+const BUILDER_FACTORIES: &[&str] = &["builder", "newBuilder"];
+
+/// Calls that finish a builder: the built object has the builder's fields.
+const BUILDER_FINISHERS: &[&str] = &["build", "buildPartial", "create"];
+
+/// Library types named like builders that are not field builders.
+const NOT_FIELD_BUILDERS: &[&str] = &["StringBuilder", "StringBuffer"];
+
+/// Static factories of literal maps: `Map.of("k", v, …)`, `ImmutableMap.of(…)`.
+const MAP_FACTORIES: &[&str] = &["java.util.Map", "com.google.common.collect.ImmutableMap"];
+
+/// What each known field of an object holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Shape {
+    pub(super) fields: BTreeMap<String, Taint>,
+    /// The fields are map entries (`get("k")`), not properties (`getK()`).
+    pub(super) map: bool,
+    /// A builder: a one-argument call on it sets the property named like the method.
+    pub(super) builder: bool,
+}
+
+impl Shape {
+    pub(super) fn builder() -> Shape {
+        Shape {
+            builder: true,
+            ..Shape::default()
+        }
+    }
+
+    /// The place of field `f` of the object held at `owner`.
+    pub(super) fn place(&self, owner: Place, f: &str) -> Place {
+        if self.map {
+            Place::key(owner, f)
+        } else {
+            Place::prop(owner, f)
+        }
+    }
+}
+
+/// Field `f` of a value that is known only as a whole: a parameter's field stays that
+/// parameter's field (a summary can then say which field of an argument it reads).
+pub(super) fn part_of(t: &Taint, f: &str) -> Taint {
+    t.iter()
+        .map(|o| match o {
+            Origin::Param(p) => Origin::ParamField(*p, f.to_string()),
+            other => other.clone(),
+        })
+        .collect()
+}
+
+/// The property a builder method or setter writes: `setCustomer` → `customer`,
+/// `withTimestamp` → `timestamp`, `timestamp` → `timestamp`.
+pub(super) fn written_property(method: &str) -> String {
+    property_of(method, "set")
+        .or_else(|| property_of(method, "with"))
+        .unwrap_or_else(|| method.to_string())
+}
+
+/// The field a zero-argument read names, when the shape has it: `getTimestamp()`,
+/// `isActive()`, a record accessor or fluent getter `timestamp()`.
+fn read_property<'s>(shape: &'s Shape, method: &str) -> Option<(&'s String, &'s Taint)> {
+    let candidates = [
+        property_of(method, "get"),
+        property_of(method, "is"),
+        Some(method.to_string()),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find_map(|p| shape.fields.get_key_value(&p))
+}
+
+impl Cx<'_> {
+    /// The shape of the value of `e`, when it is known.
+    pub(super) fn shape_of(&self, e: &Expr) -> Option<Shape> {
+        let e = e.peel();
+        if let Some(s) = self.shapes.get(&e.span()) {
+            return Some(s.clone());
+        }
+        self.place_of(e).and_then(|p| self.shape_of_place(&p))
+    }
+
+    /// The fields written into the object at a place. This scans the environment, so it is
+    /// asked only where an object leaves the method or a builder is finished.
+    pub(super) fn shape_of_place(&self, p: &Place) -> Option<Shape> {
+        let mut s = Shape::default();
+        let mut known = false;
+        if let Some(n) = p.as_local()
+            && self.builders.contains(n)
+        {
+            s.builder = true;
+            known = true;
+        }
+        for (k, v) in &self.env {
+            match k {
+                Place::Prop(o, f) if **o == *p => {
+                    s.fields.insert(f.clone(), v.clone());
+                    known = true;
+                }
+                Place::Key(o, f) if **o == *p => {
+                    s.map = true;
+                    s.fields.insert(f.clone(), v.clone());
+                    known = true;
+                }
+                _ => {}
+            }
+        }
+        known.then_some(s)
+    }
+
+    /// Is `e` a builder (a chain started by `builder()`, or a local holding one)?
+    fn is_builder(&self, e: &Expr) -> bool {
+        let e = e.peel();
+        if let Some(s) = self.shapes.get(&e.span()) {
+            return s.builder;
+        }
+        matches!(e, Expr::Name(n, _) if self.builders.contains(n))
+    }
+
+    /// Field `f` of the object `e` evaluates to; `t` is the whole value of `e`. `None`: `this`.
+    pub(super) fn field_of(&self, e: Option<&Expr>, t: &Taint, f: &str) -> Taint {
+        let e = match e.map(Expr::peel) {
+            None | Some(Expr::This(_)) => return self.read_field(f),
+            Some(e) => e,
+        };
+        if let Some(v) = self.shapes.get(&e.span()).and_then(|s| s.fields.get(f)) {
+            return v.clone();
+        }
+        if let Some(p) = self.place_of(e) {
+            for q in [Place::prop(p.clone(), f), Place::key(p, f)] {
+                if let Some(v) = self.env.get(&q) {
+                    return v.clone();
+                }
+            }
+        }
+        part_of(t, f)
+    }
+
+    /// What a callee's parameter paths hold for these arguments.
+    pub(super) fn args_at(
+        &self,
+        paths: &BTreeSet<ParamPath>,
+        args: &[Expr],
+        arg_taints: &[Taint],
+    ) -> Taint {
+        let mut t = Taint::new();
+        for p in paths {
+            match p {
+                ParamPath::Whole(i) => {
+                    if let Some(a) = arg_taints.get(*i as usize) {
+                        union(&mut t, a);
+                    }
+                }
+                ParamPath::Field(i, g) => {
+                    if let (Some(e), Some(a)) = (args.get(*i as usize), arg_taints.get(*i as usize))
+                    {
+                        union(&mut t, &self.field_of(Some(e), a, g));
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    /// A zero-argument read of a field of an object whose shape is known (`dto.getTimestamp()`
+    /// on a chain, `map.get("k")`), before the call is resolved.
+    pub(super) fn read_known_part(&self, c: &Call, args: &[Taint]) -> Option<Taint> {
+        let r = c.recv.as_ref()?;
+        if matches!(c.name.as_str(), "get" | "getOrDefault") && !c.args.is_empty() {
+            let key = self.project.constant(self.class, &c.args[0])?;
+            let mut t = match self.shapes.get(&r.peel().span()) {
+                Some(s) if s.map => s.fields.get(&key)?.clone(),
+                Some(_) => return None,
+                None => self.env.get(&Place::key(self.place_of(r)?, &key))?.clone(),
+            };
+            if c.name == "getOrDefault"
+                && let Some(d) = args.get(1)
+            {
+                union(&mut t, d);
+            }
+            return Some(t);
+        }
+        if !c.args.is_empty() {
+            return None;
+        }
+        let s = self.shapes.get(&r.peel().span()).filter(|s| !s.map)?;
+        read_property(s, &c.name).map(|(_, t)| t.clone())
+    }
+
+    /// After a library call: the shape of its value (a builder step, a built object, a
+    /// literal map), and the entry a `put` under a constant key writes.
+    pub(super) fn library_shape(&mut self, c: &Call, args: &[Taint]) {
+        let recv = c.recv.as_ref();
+        let recv_is_type = recv.is_some_and(|r| self.is_type_name(r));
+        if recv_is_type
+            && c.name == "of"
+            && let Some(shape) = self.literal_map(c, args)
+        {
+            self.shapes.insert(c.span, shape);
+            return;
+        }
+        if BUILDER_FACTORIES.contains(&c.name.as_str()) && c.args.is_empty() {
+            self.shapes.insert(c.span, Shape::builder());
+            return;
+        }
+        let Some(r) = recv.filter(|_| !recv_is_type) else {
+            return;
+        };
+        if c.name == "put"
+            && args.len() == 2
+            && let Some(owner) = self.place_of(r)
+            && let Some(key) = self.project.constant(self.class, &c.args[0])
+        {
+            self.assign_place(Place::key(owner, &key), args[1].clone(), true, None);
+            return;
+        }
+        if c.name == "toBuilder" && c.args.is_empty() {
+            let mut s = self.shape_of(r).unwrap_or_default();
+            s.builder = true;
+            self.shapes.insert(c.span, s);
+            return;
+        }
+        if !self.is_builder(r) {
+            return;
+        }
+        if args.len() == 1 {
+            let prop = written_property(&c.name);
+            let mut s = self
+                .shapes
+                .get(&r.peel().span())
+                .cloned()
+                .unwrap_or_else(Shape::builder);
+            s.fields.insert(prop.clone(), args[0].clone());
+            if let Some(owner) = self.place_of(r) {
+                self.assign_place(Place::prop(owner, &prop), args[0].clone(), true, None);
+            }
+            self.shapes.insert(c.span, s);
+        } else if c.args.is_empty() && BUILDER_FINISHERS.contains(&c.name.as_str()) {
+            // Fields set before this method's code are known only as the builder's whole value.
+            let mut s = self.shape_of(r).unwrap_or_default();
+            s.builder = false;
+            self.shapes.insert(c.span, s);
+        }
+    }
+
+    /// `Map.of("k", v, …)` / `ImmutableMap.of(…)` with constant keys.
+    fn literal_map(&self, c: &Call, args: &[Taint]) -> Option<Shape> {
+        let ty = self.resolve(&c.recv.as_ref()?.dotted()?);
+        if !MAP_FACTORIES.iter().any(|m| self.project.type_is(&ty, m))
+            || !c.args.len().is_multiple_of(2)
+        {
+            return None;
+        }
+        let mut s = Shape {
+            map: true,
+            ..Shape::default()
+        };
+        for (i, pair) in c.args.chunks(2).enumerate() {
+            let key = self.project.constant(self.class, &pair[0])?;
+            s.fields
+                .insert(key, args.get(2 * i + 1).cloned().unwrap_or_default());
+        }
+        Some(s)
+    }
+
+    /// `T x = <shaped value>` / `x = <shaped value>`: the fields of `x`.
+    pub(super) fn object_fields(&mut self, local: &str, init: Option<&Expr>) {
+        let shape = init.and_then(|e| self.shapes.get(&e.peel().span()).cloned());
+        let Some(shape) = shape else {
+            self.builders.remove(local);
+            return;
+        };
+        if shape.builder {
+            self.builders.insert(local.to_string());
+        } else {
+            self.builders.remove(local);
+        }
+        for (f, t) in &shape.fields {
+            self.env
+                .insert(shape.place(Place::local(local), f), t.clone());
+        }
+    }
+
+    /// A constructor's or a builder type's new object: the shape its summary gives it.
+    pub(super) fn new_object_shape(&mut self, n: &New, fields: Shape) {
+        let simple = n.ty.rsplit('.').next().unwrap_or(&n.ty);
+        let simple = simple.split('<').next().unwrap_or(simple);
+        let builder = simple.ends_with("Builder") && !NOT_FIELD_BUILDERS.contains(&simple);
+        let mut s = fields;
+        s.builder = builder;
+        self.shapes.insert(n.span, s);
+    }
+
+    /// The summary form of a per-attempt value evaluated here.
+    pub(super) fn source_desc(&self, i: u32) -> SourceDesc {
+        let s = &self.out.sources[i as usize];
+        s.via.clone().unwrap_or_else(|| SourceDesc {
+            kind: s.kind,
+            label: s.label.clone(),
+            loc: Loc {
+                file: self.id.0,
+                span: s.span,
+            },
+        })
+    }
+
+    /// At a `return` of the method: `this` (a fluent method), or the fields of the object
+    /// returned, for the summary.
+    pub(super) fn note_return_shape(&mut self, e: &Expr) {
+        if matches!(e.peel(), Expr::This(_)) {
+            self.out.summary.ret_this = true;
+            return;
+        }
+        let Some(shape) = self.shape_of(e) else {
+            return;
+        };
+        let mut fields = BTreeMap::new();
+        for (f, t) in &shape.fields {
+            let mut flow = FieldFlow::default();
+            for o in t {
+                match o {
+                    Origin::Param(p) => {
+                        flow.params.insert(ParamPath::Whole(*p));
+                    }
+                    Origin::ParamField(p, g) => {
+                        flow.params.insert(ParamPath::Field(*p, g.clone()));
+                    }
+                    Origin::Field(g) => {
+                        flow.this_fields.insert(g.clone());
+                    }
+                    // A counter local to this method starts again on every call.
+                    Origin::Fresh(i)
+                        if matches!(self.out.sources[*i as usize].counter_decl, Some(Some(_))) => {}
+                    Origin::Fresh(i) => {
+                        let d = self.source_desc(*i);
+                        flow.sources.entry(d.kind).or_insert(d);
+                    }
+                    Origin::Keyed | Origin::Lock => {}
+                }
+            }
+            fields.insert(f.clone(), flow);
+        }
+        let ret = self.ret_shape.get_or_insert_with(|| RetShape {
+            fields: BTreeMap::new(),
+            map: shape.map,
+            builder: shape.builder,
+        });
+        ret.builder &= shape.builder;
+        for (f, flow) in fields {
+            let slot = ret.fields.entry(f).or_default();
+            slot.params.extend(flow.params);
+            slot.this_fields.extend(flow.this_fields);
+            for (k, d) in flow.sources {
+                slot.sources.entry(k).or_insert(d);
+            }
+        }
+    }
+
+    /// The object a project call returns, from the callee's summary: its fields in this
+    /// method's terms. `fresh_of`: the per-attempt origins already made for the call's
+    /// returned sources, reused so that one source is one origin.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn returned_shape(
+        &mut self,
+        c: &Call,
+        summary: &Summary,
+        on_this: bool,
+        recv_t: &Taint,
+        args: &[Taint],
+        fresh_of: &BTreeMap<SourceKind, Taint>,
+    ) -> Option<Shape> {
+        if summary.ret_this {
+            let mut s = match c.recv.as_ref().filter(|_| !on_this) {
+                Some(r) => self.shapes.get(&r.peel().span()).cloned(),
+                None => None,
+            }
+            .unwrap_or_else(Shape::builder);
+            for (f, ps) in &summary.field_params {
+                s.fields.insert(f.clone(), self.args_at(ps, &c.args, args));
+            }
+            return Some(s);
+        }
+        let ret = summary.ret_shape.as_ref()?;
+        let mut s = Shape {
+            fields: BTreeMap::new(),
+            map: ret.map,
+            builder: ret.builder,
+        };
+        let recv = if on_this { None } else { c.recv.as_ref() };
+        for (f, flow) in &ret.fields {
+            let mut t = self.args_at(&flow.params, &c.args, args);
+            for g in &flow.this_fields {
+                union(&mut t, &self.field_of(recv, recv_t, g));
+            }
+            for (kind, d) in &flow.sources {
+                match fresh_of.get(kind) {
+                    Some(o) => union(&mut t, o),
+                    None => {
+                        let label = format!("{}() (whose `{f}` holds {})", c.name, d.label);
+                        let o = self.fresh(*kind, c.span, c.scope, label, Some(d.clone()));
+                        union(&mut t, &o);
+                    }
+                }
+            }
+            s.fields.insert(f.clone(), t);
+        }
+        Some(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parameter_field_stays_that_parameters_field() {
+        let t: Taint = [Origin::Param(1), Origin::Fresh(0)].into();
+        let p = part_of(&t, "orderId");
+        assert!(p.contains(&Origin::ParamField(1, "orderId".into())));
+        assert!(p.contains(&Origin::Fresh(0)));
+        assert!(!p.contains(&Origin::Param(1)));
+    }
+
+    #[test]
+    fn builder_methods_and_setters_name_the_property_they_write() {
+        assert_eq!(written_property("timestamp"), "timestamp");
+        assert_eq!(written_property("setCustomer"), "customer");
+        assert_eq!(written_property("withRequestedAt"), "requestedAt");
+        // `settle` is not a setter of `tle`.
+        assert_eq!(written_property("settle"), "settle");
+    }
+
+    #[test]
+    fn a_getter_reads_only_its_own_field() {
+        let mut s = Shape::default();
+        s.fields
+            .insert("timestamp".into(), [Origin::Fresh(3)].into());
+        s.fields.insert("orderId".into(), [Origin::Param(0)].into());
+        let (f, t) = read_property(&s, "getTimestamp").unwrap();
+        assert_eq!((f.as_str(), t), ("timestamp", &[Origin::Fresh(3)].into()));
+        let (f, _) = read_property(&s, "orderId").unwrap();
+        assert_eq!(f, "orderId");
+        assert!(read_property(&s, "getCustomerId").is_none());
+    }
+
+    #[test]
+    fn a_map_shape_holds_entries_not_properties() {
+        let s = Shape {
+            map: true,
+            ..Shape::default()
+        };
+        assert_eq!(
+            s.place(Place::local("payload"), "sentAt"),
+            Place::key(Place::local("payload"), "sentAt")
+        );
+        assert_eq!(
+            Shape::default().place(Place::local("dto"), "sentAt"),
+            Place::prop(Place::local("dto"), "sentAt")
+        );
+    }
+}
