@@ -3,13 +3,14 @@
 
 pub mod message;
 pub mod order;
+pub mod rule;
 
 pub use order::finish;
 
 use crate::dataflow::Loc;
 use crate::java::ir::Span;
-use crate::rules::{self, Rule};
 use crate::semantic::{MethodId, Project};
+use rule::{Level, Rule};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -28,7 +29,7 @@ pub struct Related {
 pub struct Finding {
     pub rule: &'static Rule,
     /// The level it is reported at: the rule's, unless `retrylint.toml` sets another.
-    pub level: rules::Level,
+    pub level: Level,
     pub path: String,
     pub span: Span,
     pub line: u32,

@@ -4,9 +4,9 @@
 use crate::catalogue::{Catalogue, SourceKind};
 use crate::dataflow::MethodFlow;
 use crate::findings::Finding;
+pub use crate::findings::rule::{Level, Rule};
 use crate::regions::Region;
 use crate::semantic::{MethodId, Project};
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 
 mod key;
@@ -19,48 +19,6 @@ mod rl004;
 mod rl005;
 mod rl100;
 mod rl101;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    Note,
-    Warning,
-    Error,
-}
-
-impl Level {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Note => "note",
-            Level::Warning => "warning",
-            Level::Error => "error",
-        }
-    }
-}
-
-#[derive(Debug)]
-pub struct Rule {
-    pub id: &'static str,
-    pub name: &'static str,
-    pub level: Level,
-    /// The kind of per-attempt source this rule reports (RL001–RL003).
-    pub source: Option<SourceKind>,
-    /// One line: what it finds.
-    pub summary: &'static str,
-    /// Markdown: why it is a bug, the unsafe and the safe pattern, how to fix.
-    pub doc: &'static str,
-    /// How the message names what happens to the value (`becomes the idempotency key`).
-    pub verb: &'static str,
-    pub consequence: &'static str,
-    /// Code-frame labels of the primary location and of the related (sink) locations.
-    pub primary_label: &'static str,
-    pub related_label: &'static str,
-    /// One line of advice under a finding.
-    pub fix: &'static str,
-    /// The findings of this rule in an analysed project; `None` for the diagnostics about
-    /// suppressions, which the suppression step reports.
-    pub check: Option<fn(&Context) -> Vec<Finding>>,
-}
 
 /// What a rule's check reads: the project, the catalogue, and the analysis of the methods that
 /// some region reaches.
@@ -78,11 +36,26 @@ pub struct Context<'a> {
 
 /// The findings of every rule that has a check, in rule order.
 pub fn check_all(cx: &Context) -> Vec<Finding> {
-    ALL.iter()
-        .filter_map(|r| r.check)
+    CHECKS
+        .iter()
+        .filter_map(|check| *check)
         .flat_map(|check| check(cx))
         .collect()
 }
+
+/// A rule's check: its findings in an analysed project.
+pub type Check = fn(&Context) -> Vec<Finding>;
+
+/// Every rule's check, in the order of [`ALL`].
+const CHECKS: &[Option<Check>] = &[
+    rl001::CHECK,
+    rl002::CHECK,
+    rl003::CHECK,
+    rl004::CHECK,
+    rl005::CHECK,
+    rl100::CHECK,
+    rl101::CHECK,
+];
 
 /// Declare a rule's metadata once, next to its documentation.
 macro_rules! declare_rule {
@@ -90,6 +63,9 @@ macro_rules! declare_rule {
       source: $source:expr, summary: $summary:literal, verb: $verb:literal, consequence: $cons:literal,
       primary_label: $pl:literal, related_label: $rl:literal, fix: $fix:literal,
       check: $check:expr $(,)? }) => {
+        /// The findings of this rule in an analysed project; `None` for the diagnostics about
+        /// suppressions, which the suppression step reports.
+        pub const CHECK: Option<$crate::rules::Check> = $check;
         pub const $ident: $crate::rules::Rule = $crate::rules::Rule {
             id: $id,
             name: $name,
@@ -102,7 +78,6 @@ macro_rules! declare_rule {
             primary_label: $pl,
             related_label: $rl,
             fix: $fix,
-            check: $check,
         };
     };
 }
@@ -156,19 +131,6 @@ pub fn for_source(kind: SourceKind) -> &'static Rule {
         .copied()
         .find(|r| r.source == Some(kind))
         .unwrap_or(ALL[0])
-}
-
-impl Rule {
-    /// The documentation as markdown: the doc comment without the space after each `///`.
-    pub fn markdown(&self) -> String {
-        self.doc
-            .lines()
-            .map(|l| l.strip_prefix(' ').unwrap_or(l))
-            .collect::<Vec<_>>()
-            .join("\n")
-            .trim_end()
-            .to_string()
-    }
 }
 
 /// The README's rules table, generated from the rules (a test keeps the README in step).
