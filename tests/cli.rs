@@ -534,3 +534,93 @@ fn a_file_list_is_the_report_scope_and_the_project_gives_the_facts() {
     std::fs::write(p.join("src/Other.java"), "package a;\nclass Other {}\n").unwrap();
     assert!(findings(&["check", "--format", "json", "--no-cache", "src/Other.java"]).is_empty());
 }
+
+/// A multi-module build scanned from its own root (`retrylint check .`) is the same project as
+/// when it is scanned from a directory above it: the root's `settings.gradle.kts` and build file
+/// tie its modules together either way (scanning from the root once gave each module a build of
+/// its own, so calls across modules were lost).
+#[test]
+fn a_build_scanned_from_its_root_or_from_above_gives_the_same_findings() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/modules_gradle");
+    let lines = |dir: &Path, path: &str, prefix: &str| -> Vec<String> {
+        let out = retrylint()
+            .current_dir(dir)
+            .args([
+                "check",
+                path,
+                "--no-cache",
+                "--format",
+                "concise",
+                "--exit-zero",
+                "-q",
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains(": RL00"))
+            // `path:line:col: RLxxx`; the message names other files by their shown path.
+            .map(|l| {
+                let l = l.strip_prefix(prefix).unwrap_or(l);
+                l[..l.find(": RL00").unwrap_or(0) + ": RL00x".len()].to_string()
+            })
+            .collect()
+    };
+    let from_root = lines(&root, ".", "");
+    let from_above = lines(root.parent().unwrap(), "modules_gradle", "modules_gradle/");
+    assert!(
+        from_root
+            .iter()
+            .any(|l| l.contains("SettlementService.java")),
+        "the cross-module finding is there: {from_root:#?}"
+    );
+    assert_eq!(from_root, from_above);
+}
+
+/// The same with a dependency the build reader cannot see (declared through a convention
+/// plugin): the one class of that name in the same build stands in for it, from the root too.
+#[test]
+fn an_unseen_dependency_resolves_in_the_same_build_from_its_root() {
+    let d = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| {
+        let p = d.path().join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    };
+    w("settings.gradle", "include 'app', 'keys'\n");
+    w("build.gradle", "allprojects { group = 'acme' }\n");
+    w("keys/build.gradle", "plugins { id 'java-library' }\n");
+    w(
+        "app/build.gradle",
+        "plugins { id 'acme.service-conventions' }\n",
+    );
+    w(
+        "keys/src/main/java/acme/keys/Gateway.java",
+        "package acme.keys;\n\nimport java.util.UUID;\n\npublic class Gateway {\n    public void send() {\n        Client.options().setIdempotencyKey(UUID.randomUUID().toString());\n    }\n}\n",
+    );
+    w(
+        "app/src/main/java/acme/app/Billing.java",
+        "package acme.app;\n\nimport acme.keys.Gateway;\nimport org.springframework.retry.annotation.Retryable;\n\npublic class Billing {\n    private final Gateway gateway = new Gateway();\n\n    @Retryable\n    public void charge() {\n        gateway.send();\n    }\n}\n",
+    );
+    for (dir, path) in [(d.path().to_path_buf(), "."), (d.path().join("app"), "..")] {
+        let out = retrylint()
+            .current_dir(&dir)
+            .args([
+                "check",
+                path,
+                "--no-cache",
+                "--format",
+                "concise",
+                "--exit-zero",
+                "-q",
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("Gateway.java:7:44: RL001"),
+            "from {}: {text}",
+            dir.display()
+        );
+    }
+}

@@ -214,8 +214,12 @@ fn read_small(p: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// `dir` and the directories above it. For a relative path the last one is the empty path, the
+/// current directory, where the scan of `.` finds the repository's root build and settings files
+/// (`Path::new("").join("settings.gradle")` is `settings.gradle`): without it, scanning a
+/// repository from its root gave each module a build of its own.
 fn ancestors_of(dir: &Path) -> impl Iterator<Item = &Path> {
-    dir.ancestors().filter(|a| !a.as_os_str().is_empty())
+    dir.ancestors()
 }
 
 fn outermost_build_dir(dir: &Path) -> PathBuf {
