@@ -535,6 +535,24 @@ fn a_file_list_is_the_report_scope_and_the_project_gives_the_facts() {
     assert!(findings(&["check", "--format", "json", "--no-cache", "src/Other.java"]).is_empty());
 }
 
+/// The concise report of `retrylint check PATH` run in `dir`.
+fn concise(dir: &Path, path: &str) -> String {
+    let out = retrylint()
+        .current_dir(dir)
+        .args([
+            "check",
+            path,
+            "--no-cache",
+            "--format",
+            "concise",
+            "--exit-zero",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A multi-module build scanned from its own root (`retrylint check .`) is the same project as
 /// when it is scanned from a directory above it: the root's `settings.gradle.kts` and build file
 /// tie its modules together either way (scanning from the root once gave each module a build of
@@ -543,20 +561,7 @@ fn a_file_list_is_the_report_scope_and_the_project_gives_the_facts() {
 fn a_build_scanned_from_its_root_or_from_above_gives_the_same_findings() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/modules_gradle");
     let lines = |dir: &Path, path: &str, prefix: &str| -> Vec<String> {
-        let out = retrylint()
-            .current_dir(dir)
-            .args([
-                "check",
-                path,
-                "--no-cache",
-                "--format",
-                "concise",
-                "--exit-zero",
-                "-q",
-            ])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout)
+        concise(dir, path)
             .lines()
             .filter(|l| l.contains(": RL00"))
             // `path:line:col: RLxxx`; the message names other files by their shown path.
@@ -603,20 +608,7 @@ fn an_unseen_dependency_resolves_in_the_same_build_from_its_root() {
         "package acme.app;\n\nimport acme.keys.Gateway;\nimport org.springframework.retry.annotation.Retryable;\n\npublic class Billing {\n    private final Gateway gateway = new Gateway();\n\n    @Retryable\n    public void charge() {\n        gateway.send();\n    }\n}\n",
     );
     for (dir, path) in [(d.path().to_path_buf(), "."), (d.path().join("app"), "..")] {
-        let out = retrylint()
-            .current_dir(&dir)
-            .args([
-                "check",
-                path,
-                "--no-cache",
-                "--format",
-                "concise",
-                "--exit-zero",
-                "-q",
-            ])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = concise(&dir, path);
         assert!(
             text.contains("Gateway.java:7:44: RL001"),
             "from {}: {text}",
