@@ -25,8 +25,24 @@ pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
     }
     let t0 = std::time::Instant::now();
     let out = f();
-    eprintln!("retrylint: {name}: {:.3}s", t0.elapsed().as_secs_f64());
+    eprintln!(
+        "retrylint: {name}: {:.3}s{}",
+        t0.elapsed().as_secs_f64(),
+        peak_memory()
+    );
     out
+}
+
+/// The process's peak resident memory so far, where the system tells it (Linux).
+fn peak_memory() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .map(|v| format!(", peak {}", v.trim()))
+        })
+        .unwrap_or_default()
 }
 
 pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {

@@ -275,7 +275,7 @@ impl Cx<'_> {
             if on_this {
                 self.out.self_calls.push(*m);
             }
-            let s = &sums[m.0 as usize][m.1 as usize];
+            let s = sums.of(*m);
             let mut hits = Vec::new();
             for (p, sink) in &s.param_sinks {
                 let idx = *p as usize;
@@ -311,7 +311,7 @@ impl Cx<'_> {
             for (t, sink) in hits {
                 self.sink(&t, sink, c.scope, c.span);
             }
-            let s = &sums[m.0 as usize][m.1 as usize];
+            let s = sums.of(*m);
             for p in &s.ret_params {
                 if let Some(a) = args.get(*p as usize) {
                     union(&mut result, a);

@@ -57,11 +57,7 @@ impl Cx<'_> {
         }
         let mut out = Taint::new();
         for target in self.method_ref_targets(m) {
-            let ret: Vec<SourceDesc> = self.sums[target.0 as usize][target.1 as usize]
-                .ret_sources
-                .values()
-                .cloned()
-                .collect();
+            let ret: Vec<SourceDesc> = self.sums.of(target).ret_sources.values().cloned().collect();
             for d in ret {
                 let l = format!("{label} (which returns {})", d.label);
                 let t = self.fresh(d.kind, m.span, m.scope, l, Some(d));

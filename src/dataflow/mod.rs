@@ -156,5 +156,36 @@ pub struct Effect {
     pub guarded: bool,
 }
 
-/// Summaries of every method of every file, by file then method index.
-pub type Summaries = Vec<Vec<Summary>>;
+/// Summaries of the methods analysed so far; every other method has the empty summary.
+/// Sparse, since the analysis summarizes only the methods a region reaches (a few thousand of a
+/// project's hundred thousand) and a summary is a few hundred bytes.
+#[derive(Debug, Default)]
+pub struct Summaries(std::collections::HashMap<MethodId, Summary>);
+
+impl Summaries {
+    /// The summary of method `m` (empty when it was not summarized).
+    pub fn of(&self, m: MethodId) -> &Summary {
+        static EMPTY: std::sync::OnceLock<Summary> = std::sync::OnceLock::new();
+        self.0
+            .get(&m)
+            .unwrap_or_else(|| EMPTY.get_or_init(Summary::default))
+    }
+
+    /// Record `summary` for `m`; whether it differs from what was recorded.
+    pub fn set(&mut self, m: MethodId, summary: Summary) -> bool {
+        if summary == Summary::default() {
+            return self.0.remove(&m).is_some();
+        }
+        match self.0.get_mut(&m) {
+            Some(old) if *old == summary => false,
+            Some(old) => {
+                *old = summary;
+                true
+            }
+            None => {
+                self.0.insert(m, summary);
+                true
+            }
+        }
+    }
+}

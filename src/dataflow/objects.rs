@@ -65,7 +65,7 @@ impl Cx<'_> {
             }
             for m in targets {
                 self.edge(n.scope, m);
-                let s = &sums[m.0 as usize][m.1 as usize];
+                let s = sums.of(m);
                 let mut hits = Vec::new();
                 for (p, sink) in &s.param_sinks {
                     if let Some(a) = args.get(*p as usize) {

@@ -19,11 +19,7 @@ pub fn summarize(
     ids: &[MethodId],
     calls: &HashMap<MethodId, Vec<MethodId>>,
 ) -> Summaries {
-    let mut sums: Summaries = project
-        .files
-        .iter()
-        .map(|f| vec![Summary::default(); f.facts.methods.len()])
-        .collect();
+    let mut sums = Summaries::default();
     let (sccs, scc_of) = components(ids, calls);
     // Level of a component: one more than its deepest callee component.
     let mut level = vec![0usize; sccs.len()];
@@ -61,7 +57,7 @@ pub fn summarize(
             })
             .collect();
         for (id, summary) in done {
-            sums[id.0 as usize][id.1 as usize] = summary;
+            sums.set(id, summary);
         }
         for c in cyclic {
             for _ in 0..MAX_ROUNDS {
@@ -71,11 +67,7 @@ pub fn summarize(
                     .collect();
                 let mut changed = false;
                 for (id, summary) in next {
-                    let slot = &mut sums[id.0 as usize][id.1 as usize];
-                    if *slot != summary {
-                        *slot = summary;
-                        changed = true;
-                    }
+                    changed |= sums.set(id, summary);
                 }
                 if !changed {
                     break;

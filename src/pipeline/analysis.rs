@@ -21,11 +21,7 @@ pub(crate) fn find(
     probe: bool,
 ) -> (Vec<Finding>, Vec<MethodId>) {
     let wanted = |m: &MethodId| only.is_none_or(|o| o.contains(m));
-    let empty: flow::Summaries = project
-        .files
-        .iter()
-        .map(|f| vec![flow::Summary::default(); f.facts.methods.len()])
-        .collect();
+    let empty = flow::Summaries::default();
     let (all_regions, candidates) = regions_of(project, cat, &wanted);
 
     // Only methods a region reaches can hold a finding or feed one.
@@ -48,7 +44,12 @@ pub(crate) fn find(
     let sums = crate::phase("summaries", || flow::summarize(project, cat, &ids, &calls));
     let flows: HashMap<MethodId, MethodFlow> = crate::phase("flows", || {
         ids.par_iter()
-            .map(|id| (*id, flow::analyze(project, cat, &sums, *id)))
+            .map(|id| {
+                let mut f = flow::analyze(project, cat, &sums, *id);
+                // The rules read events, effects and calls; the summary is in `sums` already.
+                f.summary = flow::Summary::default();
+                (*id, f)
+            })
             .collect()
     });
     let reaches: Vec<BTreeSet<MethodId>> = all_regions
