@@ -125,10 +125,10 @@ fn config_disable_is_applied_and_shown_in_every_format() {
         .args(["check", "--no-cache", "."])
         .output()
         .unwrap();
-    let err = String::from_utf8(text.stderr).unwrap();
+    let out = String::from_utf8(text.stdout).unwrap();
     assert!(
-        err.contains("settings from retrylint.toml (catalogue row sink.paypal-request-id-header off)"),
-        "{err}"
+        out.contains("settings from retrylint.toml (catalogue row sink.paypal-request-id-header off)"),
+        "{out}"
     );
 }
 
@@ -238,12 +238,12 @@ fn the_listing_names_every_row() {
 /// a disabled row's words go with it.
 #[test]
 fn the_prefilters_words_follow_the_compiled_catalogue() {
-    let src = b"class A { void f(Req r, String k) { r.withDedupToken(k); } }";
+    let src = b"class A { void f(Req r, String k) { r.withAcmeToken(k); } }";
     let builtin = Needles::new(Catalogue::builtin());
     assert!(!Scan::of(src, &builtin).effect);
     let rows = vec![(
         "acme.toml".to_string(),
-        "[[sinks.method]]\nid = \"sink.acme\"\nnames = [\"withDedupToken\"]\n".to_string(),
+        "[[sinks.method]]\nid = \"sink.acme\"\nnames = [\"withAcmeToken\"]\n".to_string(),
     )];
     let with = Catalogue::compile(&rows, &[]).unwrap();
     let needles = Needles::new(&with);
