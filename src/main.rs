@@ -244,7 +244,10 @@ fn list_catalogue(format: ListFormat, files: &[PathBuf]) -> ExitCode {
         match std::fs::read_to_string(p) {
             Ok(t) => texts.push((p.display().to_string(), t)),
             Err(e) => {
-                error(format!("bad catalogue file {}: cannot read: {e}", p.display()));
+                error(format!(
+                    "bad catalogue file {}: cannot read: {e}",
+                    p.display()
+                ));
                 return ExitCode::from(2);
             }
         }

@@ -48,7 +48,9 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
             .summary
             .config
             .get_or_insert_with(policy::config::Applied::default);
-        applied.rows_disabled.extend(opts.disable_rows.iter().cloned());
+        applied
+            .rows_disabled
+            .extend(opts.disable_rows.iter().cloned());
         applied.rows_disabled.sort();
         applied.rows_disabled.dedup();
     }
@@ -140,8 +142,15 @@ fn extra_catalogue(opts: &Options) -> Result<Option<catalogue::Catalogue>, RunEr
 fn disabled_rows(opts: &Options) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     if let Some(c) = &opts.config {
-        let origin = format!("[catalogue] disable in {}", discovery::display_path(&c.path));
-        out.extend(c.disabled_rows.iter().map(|id| (id.clone(), origin.clone())));
+        let origin = format!(
+            "[catalogue] disable in {}",
+            discovery::display_path(&c.path)
+        );
+        out.extend(
+            c.disabled_rows
+                .iter()
+                .map(|id| (id.clone(), origin.clone())),
+        );
     }
     out.extend(
         opts.disable_rows

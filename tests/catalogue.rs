@@ -72,7 +72,10 @@ fn check(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, Vec<String>, ser
 fn disable_row_drops_the_findings_of_that_row_only() {
     let dir = project(None);
     let (code, found, v) = check(dir.path(), &[]);
-    assert_eq!((code, found), (Some(1), vec!["RL001:14".into(), "RL002:20".into()]));
+    assert_eq!(
+        (code, found),
+        (Some(1), vec!["RL001:14".into(), "RL002:20".into()])
+    );
     assert!(v["summary"]["config"].is_null());
 
     let (code, found, v) = check(dir.path(), &["--disable-row", "source.uuid-random"]);
@@ -97,12 +100,17 @@ fn disable_row_drops_the_findings_of_that_row_only() {
 
 #[test]
 fn config_disable_is_applied_and_shown_in_every_format() {
-    let dir = project(Some("[catalogue]\ndisable = [\"sink.paypal-request-id-header\"]\n"));
+    let dir = project(Some(
+        "[catalogue]\ndisable = [\"sink.paypal-request-id-header\"]\n",
+    ));
     let (code, found, v) = check(dir.path(), &[]);
     assert_eq!((code, found), (Some(1), vec!["RL001:14".into()]));
     let config = &v["summary"]["config"];
     assert_eq!(config["path"], "retrylint.toml");
-    assert_eq!(config["rows_disabled"], serde_json::json!(["sink.paypal-request-id-header"]));
+    assert_eq!(
+        config["rows_disabled"],
+        serde_json::json!(["sink.paypal-request-id-header"])
+    );
     // The command line adds to the file's list.
     let (_, found, v) = check(dir.path(), &["--disable-row", "source.uuid-random"]);
     assert!(found.is_empty(), "{found:?}");
@@ -127,7 +135,9 @@ fn config_disable_is_applied_and_shown_in_every_format() {
         .unwrap();
     let out = String::from_utf8(text.stdout).unwrap();
     assert!(
-        out.contains("settings from retrylint.toml (catalogue row sink.paypal-request-id-header off)"),
+        out.contains(
+            "settings from retrylint.toml (catalogue row sink.paypal-request-id-header off)"
+        ),
         "{out}"
     );
 }
@@ -137,7 +147,13 @@ fn an_unknown_row_is_a_run_error_that_suggests_the_nearest() {
     let dir = project(None);
     let out = retrylint()
         .current_dir(dir.path())
-        .args(["check", "--no-cache", "--disable-row", "source.uuid-randon", "."])
+        .args([
+            "check",
+            "--no-cache",
+            "--disable-row",
+            "source.uuid-randon",
+            ".",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -164,17 +180,30 @@ fn users_rows_in_the_config_use_the_built_in_shape() {
     let java = "package a;\nimport java.util.UUID;\nimport org.springframework.retry.annotation.Retryable;\nclass Acme {\n  @Retryable\n  void pay(Req r) {\n    r.withDedupToken(UUID.randomUUID().toString());\n  }\n}\n";
     let dir = project(Some(rows));
     std::fs::write(dir.path().join("Acme.java"), java).unwrap();
-    let (code, found, v) = check(dir.path(), &["--disable-row", "sink.paypal-request-id-header"]);
-    assert_eq!((code, found), (Some(1), vec!["RL001:7".into(), "RL001:14".into()]));
+    let (code, found, v) = check(
+        dir.path(),
+        &["--disable-row", "sink.paypal-request-id-header"],
+    );
+    assert_eq!(
+        (code, found),
+        (Some(1), vec!["RL001:7".into(), "RL001:14".into()])
+    );
     assert_eq!(v["summary"]["config"]["catalogue_rows"], true);
     // A user's row can be disabled like a built-in one.
     let (_, found, _) = check(
         dir.path(),
-        &["--disable-row", "sink.acme-dedup-token", "--disable-row", "sink.paypal-request-id-header"],
+        &[
+            "--disable-row",
+            "sink.acme-dedup-token",
+            "--disable-row",
+            "sink.paypal-request-id-header",
+        ],
     );
     assert_eq!(found, vec!["RL001:14".to_string()]);
     // Reusing a built-in id is an error naming the file and the id.
-    let dir = project(Some("[[sinks.header]]\nid = \"sink.paypal-request-id-header\"\nnames = [\"X-Acme\"]\n"));
+    let dir = project(Some(
+        "[[sinks.header]]\nid = \"sink.paypal-request-id-header\"\nnames = [\"X-Acme\"]\n",
+    ));
     let out = retrylint()
         .current_dir(dir.path())
         .args(["check", "--no-cache", "."])
@@ -191,9 +220,19 @@ fn users_rows_in_the_config_use_the_built_in_shape() {
 fn an_old_shape_file_fails_with_its_position() {
     let dir = tempfile::tempdir().unwrap();
     let old = dir.path().join("old.toml");
-    std::fs::write(&old, "# before row ids\n[sinks]\nmethods = [\"withDedupToken\"]\n").unwrap();
+    std::fs::write(
+        &old,
+        "# before row ids\n[sinks]\nmethods = [\"withDedupToken\"]\n",
+    )
+    .unwrap();
     let out = retrylint()
-        .args(["check", "--no-cache", "--catalogue", old.to_str().unwrap(), "fixtures/spring_retry/RetryableUuidSafe.java"])
+        .args([
+            "check",
+            "--no-cache",
+            "--catalogue",
+            old.to_str().unwrap(),
+            "fixtures/spring_retry/RetryableUuidSafe.java",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -218,7 +257,10 @@ fn the_listing_names_every_row() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = v.as_array().unwrap();
     assert_eq!(rows.len(), Catalogue::builtin().rows().len());
-    let uuid = rows.iter().find(|r| r["id"] == "source.uuid-random").unwrap();
+    let uuid = rows
+        .iter()
+        .find(|r| r["id"] == "source.uuid-random")
+        .unwrap();
     assert_eq!(uuid["table"], "sources.source");
     assert_eq!(uuid["label"], "random: randomUUID of UUID");
     assert_eq!(uuid["file"], "rules/sources.toml");
@@ -231,7 +273,10 @@ fn the_listing_names_every_row() {
         .lines()
         .find(|l| l.starts_with("sink.acme-dedup-token "))
         .unwrap_or_else(|| panic!("{text}"));
-    assert!(line.contains("sinks.method") && line.ends_with("argument 0 of withDedupToken"), "{line}");
+    assert!(
+        line.contains("sinks.method") && line.ends_with("argument 0 of withDedupToken"),
+        "{line}"
+    );
 }
 
 /// The prefilter's words come from the compiled catalogue: a user's sink row adds its words, and
@@ -252,7 +297,10 @@ fn the_prefilters_words_follow_the_compiled_catalogue() {
 
     let header = b"class B { void f(H h, String k) { h.set(\"PayPal-Request-Id\", k); } }";
     assert!(Scan::of(header, &builtin).effect);
-    let off = [("sink.paypal-request-id-header".to_string(), "test".to_string())];
+    let off = [(
+        "sink.paypal-request-id-header".to_string(),
+        "test".to_string(),
+    )];
     let without = Catalogue::compile(&[], &off).unwrap();
     assert!(!Scan::of(header, &Needles::new(&without)).effect);
 }

@@ -253,9 +253,7 @@ const BUILTIN: [(&str, &str); 5] = [
 /// One catalogue file read with the schema; an error names the file, line and column.
 pub fn parse_file(file: &str, text: &str) -> Result<CatalogueFile, CatalogueError> {
     toml::from_str(text).map_err(|e| {
-        let (line, column) = e
-            .span()
-            .map_or((1, 1), |s| line_col(text, s.start));
+        let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
         CatalogueError::Parse {
             file: file.to_string(),
             line,
@@ -282,10 +280,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 
 /// Is `id` the table's prefix, a dot and kebab-case words?
 fn well_formed(id: &str, prefix: &str) -> bool {
-    let Some(rest) = id
-        .strip_prefix(prefix)
-        .and_then(|r| r.strip_prefix('.'))
-    else {
+    let Some(rest) = id.strip_prefix(prefix).and_then(|r| r.strip_prefix('.')) else {
         return false;
     };
     !rest.is_empty()

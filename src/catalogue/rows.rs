@@ -35,7 +35,11 @@ macro_rules! row {
     };
 }
 
-row!(AnnotationRegion, |r| format!("{}: @{}", r.label, few(&r.annotations)));
+row!(AnnotationRegion, |r| format!(
+    "{}: @{}",
+    r.label,
+    few(&r.annotations)
+));
 row!(CallbackRegion, |r| format!(
     "{}: {} on {}",
     r.label,
@@ -57,7 +61,12 @@ row!(ImplementationRegion, |r| {
     format!("{}: {} of {on}", r.label, few(&r.methods))
 });
 row!(SourceRow, |r| {
-    let mut methods: Vec<String> = r.static_methods.iter().chain(&r.instance).cloned().collect();
+    let mut methods: Vec<String> = r
+        .static_methods
+        .iter()
+        .chain(&r.instance)
+        .cloned()
+        .collect();
     if r.constructor {
         methods.push("new".into());
     }
@@ -83,17 +92,24 @@ row!(Factory, |r| format!(
 row!(Coarse, |r| {
     let kinds: Vec<&str> = r.kinds.iter().map(|k| k.as_str()).collect();
     let mut calls = r.instance.clone();
-    calls.extend(
-        r.static_methods
+    calls.extend(r.static_methods.iter().flat_map(|s| {
+        s.methods
             .iter()
-            .flat_map(|s| s.methods.iter().map(|m| format!("{}.{m}", few(std::slice::from_ref(&s.class))))),
-    );
+            .map(|m| format!("{}.{m}", few(std::slice::from_ref(&s.class))))
+    }));
     format!("not {}: {}", kinds.join(", "), few(&calls))
 });
 row!(MethodNames, |r| few(&r.methods));
-row!(SinkMethod, |r| format!("argument {} of {}", r.arg, few(&r.names)));
+row!(SinkMethod, |r| format!(
+    "argument {} of {}",
+    r.arg,
+    few(&r.names)
+));
 row!(HeaderNames, |r| format!("header {}", few(&r.names)));
-row!(Annotations, |r| format!("parameters annotated @{}", few(&r.annotations)));
+row!(Annotations, |r| format!(
+    "parameters annotated @{}",
+    few(&r.annotations)
+));
 row!(SinkConstructor, |r| format!(
     "argument {} of new {}",
     r.arg,
@@ -109,9 +125,20 @@ row!(SinkParameter, |r| {
     }
     parts.join("; ")
 });
-row!(Store, |r| format!("{} then {}", few(&r.writes), few(&r.reads)));
-row!(ComputeOnce, |r| format!("argument {} of {}", r.arg, few(&r.methods)));
-row!(Persist, |r| format!("calls starting with {}", few(&r.prefixes)));
+row!(Store, |r| format!(
+    "{} then {}",
+    few(&r.writes),
+    few(&r.reads)
+));
+row!(ComputeOnce, |r| format!(
+    "argument {} of {}",
+    r.arg,
+    few(&r.methods)
+));
+row!(Persist, |r| format!(
+    "calls starting with {}",
+    few(&r.prefixes)
+));
 row!(ClusterLock, |r| {
     let parts = [
         ("@", &r.annotations),
@@ -125,12 +152,24 @@ row!(ClusterLock, |r| {
         .filter(|(_, v)| !v.is_empty())
         .map(|(p, v)| format!("{p}{}", few(v)))
         .collect();
-    out.extend(r.sql_all.iter().map(|all| format!("sql all of {}", all.join(" … "))));
+    out.extend(
+        r.sql_all
+            .iter()
+            .map(|all| format!("sql all of {}", all.join(" … "))),
+    );
     out.join("; ")
 });
 row!(SideEffect, |r| {
-    let mut methods: Vec<String> = r.static_methods.iter().chain(&r.instance).cloned().collect();
+    let mut methods: Vec<String> = r
+        .static_methods
+        .iter()
+        .chain(&r.instance)
+        .cloned()
+        .collect();
     methods.dedup();
     format!("{}: {} on {}", r.label, few(&methods), few(&r.classes))
 });
-row!(KeyCarrier, |r| format!("key-carrying parameters of type {}", few(&r.types)));
+row!(KeyCarrier, |r| format!(
+    "key-carrying parameters of type {}",
+    few(&r.types)
+));

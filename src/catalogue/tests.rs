@@ -53,30 +53,47 @@ fn a_users_file_with_one_table_adds_its_rows() {
     .unwrap();
     assert_eq!(c.key_sink_arg("withDedupToken"), Some(0));
     assert_eq!(c.key_sink_arg("setIdempotencyKey"), Some(0));
-    let row = c.rows().iter().find(|r| r.id == "sink.acme-dedup-token").unwrap();
-    assert_eq!((row.table, row.file.as_str()), ("sinks.method", "acme.toml"));
+    let row = c
+        .rows()
+        .iter()
+        .find(|r| r.id == "sink.acme-dedup-token")
+        .unwrap();
+    assert_eq!(
+        (row.table, row.file.as_str()),
+        ("sinks.method", "acme.toml")
+    );
     let c = Catalogue::compile(
         &user("[[sinks.parameter]]\nid = \"sink.acme-op-ref\"\ncontains = [\"Op_Ref\"]\n"),
         &[],
     )
     .unwrap();
-    assert!(c.is_key_param("opRefNumber"), "normalized like the built-in rows");
+    assert!(
+        c.is_key_param("opRefNumber"),
+        "normalized like the built-in rows"
+    );
 }
 
 #[test]
 fn unknown_keys_name_file_line_and_column() {
     let e = Catalogue::compile(
-        &user("[[sources.source]]\nid = \"source.x\"\nkind = \"random\"\nclasses = []\nstatik = []\n"),
+        &user(
+            "[[sources.source]]\nid = \"source.x\"\nkind = \"random\"\nclasses = []\nstatik = []\n",
+        ),
         &[],
     )
     .unwrap_err();
     let msg = e.to_string();
-    assert!(msg.starts_with("bad catalogue file acme.toml:5:1: unknown field `statik`"), "{msg}");
+    assert!(
+        msg.starts_with("bad catalogue file acme.toml:5:1: unknown field `statik`"),
+        "{msg}"
+    );
     assert!(!msg.contains('\n'), "{msg}");
     // The shape before row ids: `[sinks] methods = […]`.
-    let e = Catalogue::compile(&user("[sinks]\nmethods = [\"withDedupToken\"]\n"), &[]).unwrap_err();
+    let e =
+        Catalogue::compile(&user("[sinks]\nmethods = [\"withDedupToken\"]\n"), &[]).unwrap_err();
     assert!(
-        e.to_string().starts_with("bad catalogue file acme.toml:2:1: unknown field `methods`"),
+        e.to_string()
+            .starts_with("bad catalogue file acme.toml:2:1: unknown field `methods`"),
         "{e}"
     );
     let e = Catalogue::compile(&user("[[sinks.method]]\nnames = [\"x\"]\n"), &[]).unwrap_err();
@@ -100,7 +117,14 @@ fn ids_are_checked_and_unique() {
         matches!(&e, CatalogueError::DuplicateId { id, file, .. } if id == "sink.acme" && file == "acme.toml"),
         "{e}"
     );
-    for bad in ["source.acme", "sink.Acme", "sink.acme_x", "sink.", "sink.a--b", "acme"] {
+    for bad in [
+        "source.acme",
+        "sink.Acme",
+        "sink.acme_x",
+        "sink.",
+        "sink.a--b",
+        "acme",
+    ] {
         let text = format!("[[sinks.header]]\nid = \"{bad}\"\nnames = [\"X\"]\n");
         let e = Catalogue::compile(&user(&text), &[]).unwrap_err();
         assert!(
@@ -116,7 +140,11 @@ fn disabled_rows_match_nothing() {
     let c = Catalogue::compile(&[], &off("sink.paypal-request-id-header")).unwrap();
     assert!(!c.is_idempotency_header("PayPal-Request-Id"));
     assert!(c.is_idempotency_header("Idempotency-Key"));
-    assert!(!c.rows().iter().any(|r| r.id == "sink.paypal-request-id-header"));
+    assert!(
+        !c.rows()
+            .iter()
+            .any(|r| r.id == "sink.paypal-request-id-header")
+    );
     let c = Catalogue::compile(&[], &off("source.uuid-random")).unwrap();
     let uuid = |c: &Catalogue| {
         c.sources
