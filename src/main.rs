@@ -271,7 +271,8 @@ fn list_catalogue(format: ListFormat, files: &[PathBuf]) -> ExitCode {
                 .join("\n")
         }
     };
-    println!("{out}");
+    // A closed pipe (`retrylint catalogue | head`) is not an error worth a message.
+    let _ = writeln!(std::io::stdout().lock(), "{out}");
     ExitCode::SUCCESS
 }
 

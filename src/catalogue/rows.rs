@@ -3,7 +3,7 @@
 use super::compiled::Row;
 use super::schema::*;
 
-/// Up to three names, simple names for qualified ones, then `…`.
+/// Up to three distinct names, simple names for qualified ones, then `…`.
 fn few(names: &[String]) -> String {
     let simple = |n: &String| -> String {
         let segs: Vec<&str> = n.split('.').collect();
@@ -14,11 +14,18 @@ fn few(names: &[String]) -> String {
             .unwrap_or(segs.len().saturating_sub(1));
         segs[first_type..].join(".")
     };
-    let mut out: Vec<String> = names.iter().take(3).map(simple).collect();
-    if names.len() > 3 {
-        out.push("…".into());
+    let mut all: Vec<String> = Vec::new();
+    for n in names.iter().map(simple) {
+        if !all.contains(&n) {
+            all.push(n);
+        }
     }
-    out.join(", ")
+    let more = all.len() > 3;
+    all.truncate(3);
+    if more {
+        all.push("…".into());
+    }
+    all.join(", ")
 }
 
 macro_rules! row {
@@ -85,9 +92,7 @@ row!(ParameterSource, |r| format!(
 ));
 row!(Factory, |r| format!(
     "type: {}.{} returns {}",
-    few(std::slice::from_ref(&r.class)),
-    r.method,
-    few(std::slice::from_ref(&r.returns))
+    r.class, r.method, r.returns
 ));
 row!(Coarse, |r| {
     let kinds: Vec<&str> = r.kinds.iter().map(|k| k.as_str()).collect();
@@ -155,7 +160,7 @@ row!(ClusterLock, |r| {
     out.extend(
         r.sql_all
             .iter()
-            .map(|all| format!("sql all of {}", all.join(" … "))),
+            .map(|all| format!("sql all of {all:?}")),
     );
     out.join("; ")
 });
