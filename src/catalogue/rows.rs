@@ -157,11 +157,7 @@ row!(ClusterLock, |r| {
         .filter(|(_, v)| !v.is_empty())
         .map(|(p, v)| format!("{p}{}", few(v)))
         .collect();
-    out.extend(
-        r.sql_all
-            .iter()
-            .map(|all| format!("sql all of {all:?}")),
-    );
+    out.extend(r.sql_all.iter().map(|all| format!("sql all of {all:?}")));
     out.join("; ")
 });
 row!(SideEffect, |r| {
