@@ -458,7 +458,7 @@ fn show_settings(opts: &retrylint::Options, args: &CheckArgs, threshold: Level) 
     let mut disabled: Vec<String> = config.map(|c| c.disabled_rows.clone()).unwrap_or_default();
     disabled.extend(opts.disable_rows.iter().cloned());
     line(
-        "disabled catalogue rows:",
+        "disabled rows:",
         if disabled.is_empty() {
             "(none)".into()
         } else {
