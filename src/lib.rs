@@ -43,6 +43,8 @@ pub struct Options {
     pub ignore: Vec<String>,
     /// Extra catalogue files (`--catalogue`), added to the built-in `rules/`.
     pub catalogues: Vec<PathBuf>,
+    /// Catalogue rows left out, by id (`--disable-row`), besides `[catalogue] disable`.
+    pub disable_rows: Vec<String>,
     /// Larger files are reported and not analysed.
     pub max_file_bytes: u64,
     /// Where per-file facts are cached (`None`: no cache).
@@ -76,6 +78,7 @@ impl Options {
             select: Vec::new(),
             ignore: Vec::new(),
             catalogues: Vec::new(),
+            disable_rows: Vec::new(),
             max_file_bytes: MAX_FILE_BYTES,
             cache_dir: None,
             report_scope: None,
@@ -148,7 +151,7 @@ pub struct Report {
 pub enum RunError {
     MissingPath(PathBuf),
     BadRule(String),
-    Catalogue(String),
+    Catalogue(catalogue::CatalogueError),
     Baseline(String),
 }
 
@@ -157,7 +160,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::MissingPath(p) => write!(f, "path `{}` does not exist", p.display()),
             RunError::BadRule(r) => write!(f, "unknown rule `{r}` (see `retrylint rules`)"),
-            RunError::Catalogue(e) => write!(f, "bad catalogue file {e}"),
+            RunError::Catalogue(e) => write!(f, "{e}"),
             RunError::Baseline(e) => f.write_str(e),
         }
     }

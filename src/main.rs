@@ -28,6 +28,15 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
+    /// List the catalogue's rows: id, table and what each matches (ids for `--disable-row`).
+    Catalogue {
+        /// `text`: one line per row; `json`: id, table, label and file of each row.
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+        /// Add the rows of FILE, as `check --catalogue FILE` does.
+        #[arg(long, value_name = "FILE")]
+        catalogue: Vec<PathBuf>,
+    },
     /// Print a rule's documentation: why it is a bug, the unsafe and safe pattern, the fix.
     Explain {
         /// Rule id or name, e.g. RL001.
@@ -76,9 +85,13 @@ struct CheckArgs {
     /// retrylint.toml].
     #[arg(long, value_enum)]
     fail_level: Option<FailLevel>,
-    /// Extra catalogue rows (regions, sources, sinks) from FILE, in the shape of `rules/`.
+    /// Extra catalogue rows (regions, sources, sinks, guards, side effects) from FILE, in the
+    /// shape of `rules/`.
     #[arg(long, value_name = "FILE")]
     catalogue: Vec<PathBuf>,
+    /// Leave out the catalogue row ID (see `retrylint catalogue`); repeatable.
+    #[arg(long, value_name = "ID")]
+    disable_row: Vec<String>,
     /// Do not read or write the cache of per-file facts (`.retrylint_cache`).
     #[arg(long)]
     no_cache: bool,
@@ -219,8 +232,48 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Catalogue { format, catalogue } => list_catalogue(format, &catalogue),
         Command::Check(args) => check(*args),
     }
+}
+
+/// `retrylint catalogue`: the built-in rows and those of `files`.
+fn list_catalogue(format: ListFormat, files: &[PathBuf]) -> ExitCode {
+    let mut texts = Vec::new();
+    for p in files {
+        match std::fs::read_to_string(p) {
+            Ok(t) => texts.push((p.display().to_string(), t)),
+            Err(e) => {
+                error(format!(
+                    "bad catalogue file {}: cannot read: {e}",
+                    p.display()
+                ));
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let cat = match retrylint::catalogue::Catalogue::compile(&texts, &[]) {
+        Ok(c) => c,
+        Err(e) => {
+            error(e.to_string());
+            return ExitCode::from(2);
+        }
+    };
+    let rows = cat.rows();
+    let out = match format {
+        ListFormat::Json => serde_json::to_string_pretty(rows).unwrap_or_else(|_| "[]".into()),
+        ListFormat::Text => {
+            let width = rows.iter().map(|r| r.id.len()).max().unwrap_or(0);
+            let table = rows.iter().map(|r| r.table.len()).max().unwrap_or(0);
+            rows.iter()
+                .map(|r| format!("{:<width$}  {:<table$}  {}", r.id, r.table, r.label))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+    };
+    // A closed pipe (`retrylint catalogue | head`) is not an error worth a message.
+    let _ = writeln!(std::io::stdout().lock(), "{out}");
+    ExitCode::SUCCESS
 }
 
 /// `--select`/`--ignore` entries as rule ids: each entry trimmed, an id prefix (`RL00`) standing
@@ -402,6 +455,16 @@ fn show_settings(opts: &retrylint::Options, args: &CheckArgs, threshold: Level) 
         opts.report_unused_ignores.to_string(),
     );
     line("catalogue files:", list(&opts.catalogues));
+    let mut disabled: Vec<String> = config.map(|c| c.disabled_rows.clone()).unwrap_or_default();
+    disabled.extend(opts.disable_rows.iter().cloned());
+    line(
+        "disabled rows:",
+        if disabled.is_empty() {
+            "(none)".into()
+        } else {
+            disabled.join(", ")
+        },
+    );
     line(
         "baseline:",
         opts.baseline.as_ref().map_or("(none)".into(), shown),
@@ -559,6 +622,7 @@ fn run_settings(args: &CheckArgs) -> Result<Run, String> {
         select,
         ignore,
         catalogues: args.catalogue.clone(),
+        disable_rows: args.disable_row.clone(),
         max_file_bytes: args.max_file_size,
         cache_dir,
         report_scope,

@@ -58,6 +58,18 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
     };
     let mut report = Report::default();
     report.summary.config = opts.config.as_ref().map(|c| c.applied(excluded));
+    if !opts.disable_rows.is_empty() {
+        // Rows switched off on the command line are shown with the configuration's.
+        let applied = report
+            .summary
+            .config
+            .get_or_insert_with(policy::config::Applied::default);
+        applied
+            .rows_disabled
+            .extend(opts.disable_rows.iter().cloned());
+        applied.rows_disabled.sort();
+        applied.rows_disabled.dedup();
+    }
     for (p, msg) in &found.problems {
         report
             .errors
@@ -116,25 +128,52 @@ fn check_rule_names(opts: &Options) -> Result<(), RunError> {
     Ok(())
 }
 
-/// The built-in catalogue with the rows of `--catalogue` files and `retrylint.toml`, when
-/// there are any (`None`: the built-in catalogue alone).
+/// The built-in catalogue with the rows of `--catalogue` files and `retrylint.toml`, without
+/// the rows they disable, when there are any (`None`: the built-in catalogue alone).
 fn extra_catalogue(opts: &Options) -> Result<Option<catalogue::Catalogue>, RunError> {
     let config_rows = opts.config.as_ref().and_then(|c| {
         let rows = c.catalogue.clone()?;
         Some((discovery::display_path(&c.path), rows))
     });
-    if opts.catalogues.is_empty() && config_rows.is_none() {
+    let disabled = disabled_rows(opts);
+    if opts.catalogues.is_empty() && config_rows.is_none() && disabled.is_empty() {
         return Ok(None);
     }
     let mut files: Vec<(String, String)> = config_rows.into_iter().collect();
     for p in &opts.catalogues {
-        let text = std::fs::read_to_string(p)
-            .map_err(|e| RunError::Catalogue(format!("{}: cannot read: {e}", p.display())))?;
+        let text = std::fs::read_to_string(p).map_err(|e| {
+            RunError::Catalogue(catalogue::CatalogueError::Unreadable {
+                file: p.display().to_string(),
+                message: e.to_string(),
+            })
+        })?;
         files.push((p.display().to_string(), text));
     }
-    catalogue::Catalogue::with_extra(&files)
+    catalogue::Catalogue::compile(&files, &disabled)
         .map(Some)
         .map_err(RunError::Catalogue)
+}
+
+/// The ids of the rows to leave out, each with where it was given.
+fn disabled_rows(opts: &Options) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    if let Some(c) = &opts.config {
+        let origin = format!(
+            "[catalogue] disable in {}",
+            discovery::display_path(&c.path)
+        );
+        out.extend(
+            c.disabled_rows
+                .iter()
+                .map(|id| (id.clone(), origin.clone())),
+        );
+    }
+    out.extend(
+        opts.disable_rows
+            .iter()
+            .map(|id| (id.clone(), "--disable-row".to_string())),
+    );
+    out
 }
 
 /// The files of the run: discovered under the paths, then filtered by `retrylint.toml`'s

@@ -173,8 +173,8 @@ impl Cx<'_> {
             self.effect(EffectKind::SideEffect { keyed }, here.span, label, c.scope);
         }
         // Key sinks by method name, on any receiver.
-        if self.cat.sinks.methods.names.contains(&c.name)
-            && let Some(t) = args.get(self.cat.sinks.methods.arg)
+        if let Some(arg) = self.cat.key_sink_arg(&c.name)
+            && let Some(t) = args.get(arg)
         {
             let t = t.clone();
             let label = self.sink_label(c);
@@ -501,7 +501,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn is_key_sink_call(&self, c: &Call) -> bool {
-        self.cat.sinks.methods.names.contains(&c.name)
+        self.cat.key_sink_arg(&c.name).is_some()
             || (self.cat.sinks.headers.setters.contains(&c.name)
                 && c.args.len() >= 2
                 && self

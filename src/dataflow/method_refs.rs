@@ -14,7 +14,7 @@ impl Cx<'_> {
     pub(super) fn eval_method_ref(&mut self, m: &MethodRef) -> Taint {
         self.method_ref_edge(m, m.scope);
         // `opt.ifPresent(options::setIdempotencyKey)`: the builder gets a key.
-        if self.cat.sinks.methods.names.contains(&m.name)
+        if self.cat.key_sink_arg(&m.name).is_some()
             && let Some(p) = self.place_of(mutated_root(&m.recv))
         {
             self.env.entry(p).or_default().insert(Origin::Keyed);

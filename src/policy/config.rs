@@ -1,11 +1,12 @@
 //! `retrylint.toml`: which files, which rules at which level, what fails the run, whether a
-//! suppression needs a reason, and extra catalogue rows in the shape of `rules/`.
+//! suppression needs a reason, extra catalogue rows in the shape of `rules/`, and catalogue rows
+//! disabled by id (`[catalogue] disable`).
 //!
 //! One file applies to a whole run, found from the deepest directory holding every scanned path
 //! upwards, up to and including the first directory that holds `.git` (the repository root);
 //! without one, no higher than the current directory (see [`discover_for`]).
 
-use crate::catalogue::{ExtraSinks, ExtraSources, Regions, SideEffect};
+use crate::catalogue::{GuardTables, Regions, SideEffectTables, SinkTables, SourceTables};
 use crate::discovery::Discovered;
 use crate::rules::{self, Level, Rule};
 use serde::Deserialize;
@@ -45,10 +46,20 @@ struct File {
     #[serde(default)]
     fail_on_incomplete: bool,
     regions: Option<Regions>,
-    sources: Option<ExtraSources>,
-    sinks: Option<ExtraSinks>,
-    #[serde(default, rename = "side_effect")]
-    side_effect: Vec<SideEffect>,
+    sources: Option<SourceTables>,
+    sinks: Option<SinkTables>,
+    guards: Option<GuardTables>,
+    #[serde(rename = "side_effects")]
+    side_effects: Option<SideEffectTables>,
+    catalogue: Option<CatalogueSettings>,
+}
+
+/// `[catalogue]`: rows of the catalogue switched off by id.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogueSettings {
+    #[serde(default)]
+    disable: Vec<String>,
 }
 
 /// A loaded configuration.
@@ -72,8 +83,11 @@ pub struct Config {
     pub report_unused_ignores: bool,
     /// Exit 2 when a part of the analysis was cut short or a file was not analysed.
     pub fail_on_incomplete: bool,
-    /// Extra catalogue rows, kept as text so that `Catalogue::with_extra` reads them.
+    /// Extra catalogue rows, kept as text so that `Catalogue::compile` reads them.
     pub catalogue: Option<String>,
+    /// `[catalogue] disable`: ids of catalogue rows left out (checked when the catalogue is
+    /// compiled).
+    pub disabled_rows: Vec<String>,
 }
 
 /// A configuration that cannot be used: one sentence naming the file, line and column.
@@ -347,7 +361,8 @@ impl Config {
         let has_rows = file.regions.is_some()
             || file.sources.is_some()
             || file.sinks.is_some()
-            || !file.side_effect.is_empty();
+            || file.guards.is_some()
+            || file.side_effects.is_some();
         Ok(Config {
             include: matcher(&root, &file.include, path, text)?,
             exclude: matcher(&root, &file.exclude, path, text)?,
@@ -363,6 +378,7 @@ impl Config {
             report_unused_ignores: file.report_unused_ignores,
             fail_on_incomplete: file.fail_on_incomplete,
             catalogue: has_rows.then(|| catalogue_rows(text)),
+            disabled_rows: file.catalogue.map(|c| c.disable).unwrap_or_default(),
         })
     }
 
@@ -431,7 +447,8 @@ impl Config {
 /// own `retrylint.toml`, and a reviewer must see what it switched off.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Applied {
-    /// The file, as reports show paths.
+    /// The file, as reports show paths; empty when there is none and the command line alone
+    /// changed something (`--disable-row`).
     pub path: String,
     /// Rules turned off.
     pub rules_off: Vec<String>,
@@ -444,8 +461,10 @@ pub struct Applied {
     /// `fail-level`, when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fail_level: Option<String>,
-    /// Whether it adds catalogue rows (regions, sources, sinks, side effects).
+    /// Whether it adds catalogue rows (regions, sources, sinks, guards, side effects).
     pub catalogue_rows: bool,
+    /// Ids of the catalogue rows switched off (`[catalogue] disable`, `--disable-row`).
+    pub rows_disabled: Vec<String>,
 }
 
 impl Config {
@@ -456,6 +475,7 @@ impl Config {
             files_excluded,
             fail_level: self.fail_level.map(|l| l.as_str().to_string()),
             catalogue_rows: self.catalogue.is_some(),
+            rows_disabled: self.disabled_rows.clone(),
             ..Applied::default()
         };
         for (id, setting) in &self.rules {
@@ -479,13 +499,18 @@ impl Config {
     }
 }
 
-/// The catalogue tables of a config file (`regions`, `sources`, `sinks`, `side_effect`) as a
-/// TOML document of their own, for `Catalogue::with_extra`.
+/// The catalogue tables of a config file (`regions`, `sources`, `sinks`, `guards`,
+/// `side_effects`) as a TOML document of their own, for `Catalogue::compile`.
 fn catalogue_rows(text: &str) -> String {
     let Ok(mut doc) = text.parse::<toml::Table>() else {
         return String::new();
     };
-    doc.retain(|k, _| matches!(k, "regions" | "sources" | "sinks" | "side_effect"));
+    doc.retain(|k, _| {
+        matches!(
+            k,
+            "regions" | "sources" | "sinks" | "guards" | "side_effects"
+        )
+    });
     toml::to_string(&doc).unwrap_or_default()
 }
 
@@ -536,11 +561,26 @@ mod tests {
 
     #[test]
     fn catalogue_rows_are_kept_apart() {
-        let c = parse("exclude = [\"gen\"]\n[sinks]\nmethods = [\"withDedupToken\"]\n").unwrap();
-        let rows = c.catalogue.unwrap();
+        let c = parse(
+            "exclude = [\"gen\"]\n[catalogue]\ndisable = [\"source.java-clock\"]\n[[sinks.method]]\nid = \"sink.acme\"\nnames = [\"withDedupToken\"]\n",
+        )
+        .unwrap();
+        let rows = c.catalogue.clone().unwrap();
         assert!(
-            rows.contains("withDedupToken") && !rows.contains("gen"),
+            rows.contains("withDedupToken") && !rows.contains("gen") && !rows.contains("disable"),
             "{rows}"
+        );
+        assert_eq!(c.disabled_rows, ["source.java-clock"]);
+        assert_eq!(c.applied(0).rows_disabled, ["source.java-clock"]);
+        let e = parse("[sinks]\nmethods = [\"withDedupToken\"]\n").unwrap_err();
+        assert!(
+            e.starts_with("bad config file retrylint.toml:2:1: unknown field `methods`"),
+            "{e}"
+        );
+        let e = parse("[catalogue]\ndisabled = []\n").unwrap_err();
+        assert!(
+            e.starts_with("bad config file retrylint.toml:2:1: unknown field `disabled`"),
+            "{e}"
         );
     }
 

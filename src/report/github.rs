@@ -48,9 +48,13 @@ pub fn render(report: &Report) -> String {
     }
     // A configuration in the checkout may switch rules off: say which one shaped the run.
     if let Some(c) = &report.summary.config {
+        let file = if c.path.is_empty() {
+            String::new()
+        } else {
+            format!("file={},", escape_property(&c.path))
+        };
         out.push_str(&format!(
-            "::notice file={},title=retrylint configuration::{}\n",
-            escape_property(&c.path),
+            "::notice {file}title=retrylint configuration::{}\n",
             escape_data(&format!(
                 "this run used {}",
                 crate::report::text::config_line(c)

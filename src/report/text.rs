@@ -196,7 +196,16 @@ pub fn config_line(c: &crate::config::Applied) -> String {
     if c.catalogue_rows {
         parts.push("extra catalogue rows".into());
     }
-    let path = one_line(&c.path);
+    parts.extend(
+        c.rows_disabled
+            .iter()
+            .map(|id| format!("catalogue row {id} off")),
+    );
+    let path = if c.path.is_empty() {
+        "the command line".to_string()
+    } else {
+        one_line(&c.path)
+    };
     if parts.is_empty() {
         path
     } else {

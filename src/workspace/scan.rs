@@ -361,8 +361,8 @@ impl Needles {
         let sinks = &cat.sinks;
         let mut names: HashSet<u32> = sinks
             .methods
-            .names
             .iter()
+            .flat_map(|row| &row.names)
             .map(|m| token_hash(m.as_bytes()))
             .collect();
         // `new CreatePaymentRequest.Builder(…)` names the outer class, or imports its package.

@@ -1,0 +1,176 @@
+//! What each kind of row is called in listings (`retrylint catalogue`).
+
+use super::compiled::Row;
+use super::schema::*;
+
+/// Up to three distinct names, simple names for qualified ones, then `…`.
+fn few(names: &[String]) -> String {
+    let simple = |n: &String| -> String {
+        let segs: Vec<&str> = n.split('.').collect();
+        // `Outer.Inner` stays whole; a package does not.
+        let first_type = segs
+            .iter()
+            .position(|s| s.chars().next().is_some_and(char::is_uppercase))
+            .unwrap_or(segs.len().saturating_sub(1));
+        segs[first_type..].join(".")
+    };
+    let mut all: Vec<String> = Vec::new();
+    for n in names.iter().map(simple) {
+        if !all.contains(&n) {
+            all.push(n);
+        }
+    }
+    let more = all.len() > 3;
+    all.truncate(3);
+    if more {
+        all.push("…".into());
+    }
+    all.join(", ")
+}
+
+macro_rules! row {
+    ($ty:ty, |$r:ident| $label:expr) => {
+        impl Row for $ty {
+            fn id(&self) -> &str {
+                &self.id
+            }
+            fn label(&self) -> String {
+                let $r = self;
+                $label
+            }
+        }
+    };
+}
+
+row!(AnnotationRegion, |r| format!(
+    "{}: @{}",
+    r.label,
+    few(&r.annotations)
+));
+row!(CallbackRegion, |r| format!(
+    "{}: {} on {}",
+    r.label,
+    few(&r.methods),
+    few(&r.receiver_types)
+));
+row!(PipelineRegion, |r| format!(
+    "{}: {} on {}",
+    r.label,
+    few(&r.operators),
+    few(&r.types)
+));
+row!(ImplementationRegion, |r| {
+    let on = if r.supertypes.is_empty() {
+        format!("@{}", few(&r.supertype_annotations))
+    } else {
+        few(&r.supertypes)
+    };
+    format!("{}: {} of {on}", r.label, few(&r.methods))
+});
+row!(SourceRow, |r| {
+    let mut methods: Vec<String> = r
+        .static_methods
+        .iter()
+        .chain(&r.instance)
+        .cloned()
+        .collect();
+    if r.constructor {
+        methods.push("new".into());
+    }
+    format!(
+        "{}: {} of {}",
+        r.kind.as_str(),
+        few(&methods),
+        few(&r.classes)
+    )
+});
+row!(ParameterSource, |r| format!(
+    "{}: parameters annotated @{} with {}",
+    r.kind.as_str(),
+    few(&r.annotations),
+    few(&r.values)
+));
+row!(Factory, |r| format!(
+    "type: {}.{} returns {}",
+    r.class, r.method, r.returns
+));
+row!(Coarse, |r| {
+    let kinds: Vec<&str> = r.kinds.iter().map(|k| k.as_str()).collect();
+    let mut calls = r.instance.clone();
+    calls.extend(r.static_methods.iter().flat_map(|s| {
+        s.methods
+            .iter()
+            .map(|m| format!("{}.{m}", few(std::slice::from_ref(&s.class))))
+    }));
+    format!("not {}: {}", kinds.join(", "), few(&calls))
+});
+row!(MethodNames, |r| few(&r.methods));
+row!(SinkMethod, |r| format!(
+    "argument {} of {}",
+    r.arg,
+    few(&r.names)
+));
+row!(HeaderNames, |r| format!("header {}", few(&r.names)));
+row!(Annotations, |r| format!(
+    "parameters annotated @{}",
+    few(&r.annotations)
+));
+row!(SinkConstructor, |r| format!(
+    "argument {} of new {}",
+    r.arg,
+    few(&r.classes)
+));
+row!(SinkParameter, |r| {
+    let mut parts = Vec::new();
+    if !r.contains.is_empty() {
+        parts.push(format!("parameter names containing {}", few(&r.contains)));
+    }
+    if !r.equals.is_empty() {
+        parts.push(format!("parameter names equal to {}", few(&r.equals)));
+    }
+    parts.join("; ")
+});
+row!(Store, |r| format!(
+    "{} then {}",
+    few(&r.writes),
+    few(&r.reads)
+));
+row!(ComputeOnce, |r| format!(
+    "argument {} of {}",
+    r.arg,
+    few(&r.methods)
+));
+row!(Persist, |r| format!(
+    "calls starting with {}",
+    few(&r.prefixes)
+));
+row!(ClusterLock, |r| {
+    let parts = [
+        ("@", &r.annotations),
+        ("", &r.methods),
+        ("", &r.wrappers),
+        ("local ", &r.local_types),
+        ("sql ", &r.sql),
+    ];
+    let mut out: Vec<String> = parts
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(p, v)| format!("{p}{}", few(v)))
+        .collect();
+    out.extend(r.sql_all.iter().map(|all| format!("sql all of {all:?}")));
+    out.join("; ")
+});
+row!(SideEffect, |r| {
+    let mut methods: Vec<String> = r
+        .static_methods
+        .iter()
+        .chain(&r.instance)
+        .cloned()
+        .collect();
+    methods.dedup();
+    format!("{}: {} on {}", r.label, few(&methods), few(&r.classes))
+});
+row!(KeyCarrier, |r| format!(
+    "key-carrying parameters of type {}",
+    few(&r.types)
+));

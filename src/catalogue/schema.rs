@@ -1,0 +1,367 @@
+//! The one shape of a catalogue file: the built-in `rules/*.toml` and a user's file
+//! (`--catalogue FILE`, the catalogue tables of `retrylint.toml`) are read with these types.
+//! Every table is optional, so a file may hold any subset; unknown keys are errors.
+//!
+//! Every row has an `id`, unique in the compiled catalogue: kebab-case words prefixed by the
+//! row's top-level table (`region.`, `source.`, `sink.`, `guard.`, `side-effect.`), e.g.
+//! `source.uuid-random`. A row can be disabled by its id.
+
+use serde::Deserialize;
+
+/// A catalogue file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CatalogueFile {
+    pub regions: Regions,
+    pub sources: SourceTables,
+    pub sinks: SinkTables,
+    pub guards: GuardTables,
+    pub side_effects: SideEffectTables,
+}
+
+/// Re-execution regions: `[[regions.annotation]]`, `[[regions.callback]]`, ….
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Regions {
+    pub annotation: Vec<AnnotationRegion>,
+    pub callback: Vec<CallbackRegion>,
+    pub pipeline: Vec<PipelineRegion>,
+    pub implementation: Vec<ImplementationRegion>,
+}
+
+/// Methods of classes (and lambdas) implementing a framework type, which the framework calls
+/// again for every attempt or period.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImplementationRegion {
+    pub id: String,
+    /// Interfaces or classes whose implementations count.
+    #[serde(default)]
+    pub supertypes: Vec<String>,
+    /// Or: project interfaces carrying one of these annotations.
+    #[serde(default)]
+    pub supertype_annotations: Vec<String>,
+    /// The implemented methods that run again; `*` means every method the supertype declares.
+    pub methods: Vec<String>,
+    pub label: String,
+    #[serde(default)]
+    pub scheduler: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnnotationRegion {
+    pub id: String,
+    pub annotations: Vec<String>,
+    pub label: String,
+    #[serde(default)]
+    pub class_level: bool,
+    /// Methods of an annotated class that carry one of these are not regions.
+    #[serde(default)]
+    pub class_level_except: Vec<String>,
+    #[serde(default)]
+    pub scheduler: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallbackRegion {
+    pub id: String,
+    pub receiver_types: Vec<String>,
+    pub methods: Vec<String>,
+    /// Index of the callback argument; negative counts from the end (-1: the last).
+    pub callback_arg: i32,
+    /// The call counts only with at least this many arguments.
+    #[serde(default)]
+    pub min_args: usize,
+    /// The call counts only when this argument has one of these types.
+    #[serde(default)]
+    pub when_arg: Option<ArgType>,
+    #[serde(default)]
+    pub callback_methods: Vec<String>,
+    #[serde(default)]
+    pub receiver_name_contains: Option<String>,
+    pub label: String,
+    #[serde(default)]
+    pub scheduler: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgType {
+    pub index: usize,
+    pub types: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineRegion {
+    pub id: String,
+    pub types: Vec<String>,
+    pub operators: Vec<String>,
+    pub label: String,
+    #[serde(default)]
+    pub factories: Vec<ClassMethods>,
+    #[serde(default)]
+    pub chain_methods: Vec<String>,
+    #[serde(default)]
+    pub eager: Vec<OperatorArgs>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassMethods {
+    pub class: String,
+    pub methods: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperatorArgs {
+    #[serde(default)]
+    pub class: Option<String>,
+    pub method: String,
+    pub args: Vec<usize>,
+}
+
+#[derive(
+    Clone, Copy, Debug, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    Random,
+    Clock,
+    Attempt,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Random => "random",
+            SourceKind::Clock => "clock",
+            SourceKind::Attempt => "attempt",
+        }
+    }
+}
+
+/// Per-attempt values: `[[sources.source]]`, `[[sources.counter]]`, `[[sources.parameter]]`,
+/// `[[sources.factory]]`, `[[sources.coarse]]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SourceTables {
+    pub source: Vec<SourceRow>,
+    /// Methods that increment a counter object and return the new count.
+    pub counter: Vec<MethodNames>,
+    pub parameter: Vec<ParameterSource>,
+    pub factory: Vec<Factory>,
+    pub coarse: Vec<Coarse>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceRow {
+    pub id: String,
+    pub kind: SourceKind,
+    pub classes: Vec<String>,
+    #[serde(default, rename = "static")]
+    pub static_methods: Vec<String>,
+    #[serde(default)]
+    pub instance: Vec<String>,
+    #[serde(default)]
+    pub constructor: bool,
+    #[serde(default)]
+    pub any_receiver: bool,
+    /// When set, the call is a source only if one argument is written as one of these
+    /// (a string literal's contents or a dotted constant name).
+    #[serde(default)]
+    pub args_any: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParameterSource {
+    pub id: String,
+    pub kind: SourceKind,
+    pub annotations: Vec<String>,
+    /// The annotation's value, as a string or a dotted constant name.
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Factory {
+    pub id: String,
+    pub class: String,
+    pub method: String,
+    pub returns: String,
+}
+
+/// Conversions that make a value of one of `kinds` coarse (stable within a period). The
+/// compiled catalogue strips the kinds of every coarse row at every coarse conversion.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Coarse {
+    pub id: String,
+    pub kinds: Vec<SourceKind>,
+    #[serde(default)]
+    pub instance: Vec<String>,
+    #[serde(default, rename = "static")]
+    pub static_methods: Vec<ClassMethods>,
+}
+
+/// A row that is a list of method names.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MethodNames {
+    pub id: String,
+    pub methods: Vec<String>,
+}
+
+/// Key sinks: `[[sinks.method]]`, `[[sinks.header]]`, `[[sinks.header_setter]]`,
+/// `[[sinks.header_annotation]]`, `[[sinks.constructor]]`, `[[sinks.parameter]]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SinkTables {
+    pub method: Vec<SinkMethod>,
+    pub header: Vec<HeaderNames>,
+    pub header_setter: Vec<MethodNames>,
+    pub header_annotation: Vec<Annotations>,
+    pub constructor: Vec<SinkConstructor>,
+    pub parameter: Vec<SinkParameter>,
+}
+
+/// Methods on any receiver whose argument `arg` is the key.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkMethod {
+    pub id: String,
+    pub names: Vec<String>,
+    #[serde(default)]
+    pub arg: usize,
+}
+
+/// Idempotency header names (compared lowercase, without `-` and `_`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeaderNames {
+    pub id: String,
+    pub names: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Annotations {
+    pub id: String,
+    pub annotations: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkConstructor {
+    pub id: String,
+    pub classes: Vec<String>,
+    pub arg: usize,
+}
+
+/// Parameter names that make a parameter a key (compared lowercase, without `-` and `_`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkParameter {
+    pub id: String,
+    #[serde(default)]
+    pub contains: Vec<String>,
+    #[serde(default)]
+    pub equals: Vec<String>,
+}
+
+/// Guards: `[[guards.absence]]`, `[[guards.presence]]`, `[[guards.absent_fallback]]`,
+/// `[[guards.first_attempt]]`, `[[guards.store]]`, `[[guards.compute_once]]`,
+/// `[[guards.persist]]`, `[[guards.cluster_lock]]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GuardTables {
+    pub absence: Vec<MethodNames>,
+    pub presence: Vec<MethodNames>,
+    pub absent_fallback: Vec<MethodNames>,
+    pub first_attempt: Vec<MethodNames>,
+    pub store: Vec<Store>,
+    pub compute_once: Vec<ComputeOnce>,
+    pub persist: Vec<Persist>,
+    pub cluster_lock: Vec<ClusterLock>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Store {
+    pub id: String,
+    pub writes: Vec<String>,
+    pub reads: Vec<String>,
+    pub key_arg: usize,
+    pub value_arg: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComputeOnce {
+    pub id: String,
+    pub methods: Vec<String>,
+    pub arg: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Persist {
+    pub id: String,
+    pub prefixes: Vec<String>,
+}
+
+/// Cluster-wide locks; every column is optional.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterLock {
+    pub id: String,
+    #[serde(default)]
+    pub annotations: Vec<String>,
+    #[serde(default)]
+    pub methods: Vec<String>,
+    #[serde(default)]
+    pub wrappers: Vec<String>,
+    #[serde(default)]
+    pub local_types: Vec<String>,
+    /// Lowercase fragments of SQL text.
+    #[serde(default)]
+    pub sql: Vec<String>,
+    #[serde(default)]
+    pub sql_all: Vec<Vec<String>>,
+}
+
+/// Known non-idempotent calls: `[[side_effects.call]]`, `[[side_effects.key_carrier]]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SideEffectTables {
+    pub call: Vec<SideEffect>,
+    pub key_carrier: Vec<KeyCarrier>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideEffect {
+    pub id: String,
+    pub classes: Vec<String>,
+    #[serde(default, rename = "static")]
+    pub static_methods: Vec<String>,
+    #[serde(default)]
+    pub instance: Vec<String>,
+    /// Accessors of a client (`classes`) that return a service whose `instance` methods count.
+    #[serde(default)]
+    pub services: Vec<String>,
+    pub label: String,
+}
+
+/// Types of request options that may carry a key (globs on the simple name).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyCarrier {
+    pub id: String,
+    pub types: Vec<String>,
+}

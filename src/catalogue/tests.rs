@@ -1,0 +1,180 @@
+use super::*;
+
+fn user(text: &str) -> Vec<(String, String)> {
+    vec![("acme.toml".to_string(), text.to_string())]
+}
+
+#[test]
+fn builtin_catalogue_parses() {
+    let c = Catalogue::parse().expect("catalogue parses");
+    assert!(!c.regions.annotation.is_empty());
+    assert!(c.is_key_param("idempotencyKey"));
+    assert!(c.is_key_param("dedup_id"));
+    assert!(c.is_key_param("clientToken"));
+    assert!(!c.is_key_param("operationId"));
+    assert!(c.is_idempotency_header("idempotency-key"));
+    assert!(c.is_idempotency_header("PAYPAL_REQUEST_ID"));
+    assert!(!c.is_idempotency_header("X-Request-Id"));
+    assert_eq!(c.key_sink_arg("setIdempotencyKey"), Some(0));
+    assert_eq!(c.key_sink_arg("setRequestId"), None);
+}
+
+#[test]
+fn every_builtin_row_has_a_well_formed_unique_id() {
+    let c = Catalogue::parse().unwrap();
+    let mut ids: Vec<&str> = c.rows().iter().map(|r| r.id.as_str()).collect();
+    let n = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "duplicate ids");
+    for r in c.rows() {
+        let prefix = match r.table.split('.').next() {
+            Some("regions") => "region.",
+            Some("sources") => "source.",
+            Some("sinks") => "sink.",
+            Some("guards") => "guard.",
+            Some("side_effects") => "side-effect.",
+            other => panic!("table {other:?}"),
+        };
+        assert!(r.id.starts_with(prefix), "{} in {}", r.id, r.table);
+        assert!(!r.label.is_empty(), "{} has no label", r.id);
+        assert!(r.file.starts_with("rules/"), "{}", r.file);
+    }
+    assert!(ids.contains(&"source.uuid-random"));
+    assert!(ids.contains(&"sink.idempotency-key-header"));
+}
+
+#[test]
+fn a_users_file_with_one_table_adds_its_rows() {
+    let c = Catalogue::compile(
+        &user("[[sinks.method]]\nid = \"sink.acme-dedup-token\"\nnames = [\"withDedupToken\"]\n"),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(c.key_sink_arg("withDedupToken"), Some(0));
+    assert_eq!(c.key_sink_arg("setIdempotencyKey"), Some(0));
+    let row = c
+        .rows()
+        .iter()
+        .find(|r| r.id == "sink.acme-dedup-token")
+        .unwrap();
+    assert_eq!(
+        (row.table, row.file.as_str()),
+        ("sinks.method", "acme.toml")
+    );
+    let c = Catalogue::compile(
+        &user("[[sinks.parameter]]\nid = \"sink.acme-op-ref\"\ncontains = [\"Op_Ref\"]\n"),
+        &[],
+    )
+    .unwrap();
+    assert!(
+        c.is_key_param("opRefNumber"),
+        "normalized like the built-in rows"
+    );
+}
+
+#[test]
+fn unknown_keys_name_file_line_and_column() {
+    let e = Catalogue::compile(
+        &user(
+            "[[sources.source]]\nid = \"source.x\"\nkind = \"random\"\nclasses = []\nstatik = []\n",
+        ),
+        &[],
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("bad catalogue file acme.toml:5:1: unknown field `statik`"),
+        "{msg}"
+    );
+    assert!(!msg.contains('\n'), "{msg}");
+    // The shape before row ids: `[sinks] methods = […]`.
+    let e =
+        Catalogue::compile(&user("[sinks]\nmethods = [\"withDedupToken\"]\n"), &[]).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("bad catalogue file acme.toml:2:1: unknown field `methods`"),
+        "{e}"
+    );
+    let e = Catalogue::compile(&user("[[sinks.method]]\nnames = [\"x\"]\n"), &[]).unwrap_err();
+    assert!(e.to_string().contains("missing field `id`"), "{e}");
+}
+
+#[test]
+fn ids_are_checked_and_unique() {
+    let e = Catalogue::compile(
+        &user("[[sinks.header]]\nid = \"sink.paypal-request-id-header\"\nnames = [\"X\"]\n"),
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "bad catalogue file acme.toml: row id `sink.paypal-request-id-header` is already used by a row of rules/sinks.toml"
+    );
+    let two = "[[sinks.header]]\nid = \"sink.acme\"\nnames = [\"X\"]\n[[sinks.method]]\nid = \"sink.acme\"\nnames = [\"y\"]\n";
+    let e = Catalogue::compile(&user(two), &[]).unwrap_err();
+    assert!(
+        matches!(&e, CatalogueError::DuplicateId { id, file, .. } if id == "sink.acme" && file == "acme.toml"),
+        "{e}"
+    );
+    for bad in [
+        "source.acme",
+        "sink.Acme",
+        "sink.acme_x",
+        "sink.",
+        "sink.a--b",
+        "acme",
+    ] {
+        let text = format!("[[sinks.header]]\nid = \"{bad}\"\nnames = [\"X\"]\n");
+        let e = Catalogue::compile(&user(&text), &[]).unwrap_err();
+        assert!(
+            matches!(&e, CatalogueError::BadId { id, prefix: "sink", .. } if id == bad),
+            "{bad}: {e}"
+        );
+    }
+}
+
+#[test]
+fn disabled_rows_match_nothing() {
+    let off = |id: &str| vec![(id.to_string(), "--disable-row".to_string())];
+    let c = Catalogue::compile(&[], &off("sink.paypal-request-id-header")).unwrap();
+    assert!(!c.is_idempotency_header("PayPal-Request-Id"));
+    assert!(c.is_idempotency_header("Idempotency-Key"));
+    assert!(
+        !c.rows()
+            .iter()
+            .any(|r| r.id == "sink.paypal-request-id-header")
+    );
+    let c = Catalogue::compile(&[], &off("source.uuid-random")).unwrap();
+    let uuid = |c: &Catalogue| {
+        c.sources
+            .source
+            .iter()
+            .any(|s| s.classes.iter().any(|k| k == "java.util.UUID"))
+    };
+    assert!(!uuid(&c));
+    assert!(uuid(&Catalogue::parse().unwrap()));
+    let e = Catalogue::compile(&[], &off("source.uuid-randm")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "unknown catalogue row `source.uuid-randm` (--disable-row); did you mean `source.uuid-random`? (see `retrylint catalogue`)"
+    );
+    let e = Catalogue::compile(&[], &off("zzz")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "unknown catalogue row `zzz` (--disable-row); `retrylint catalogue` lists the row ids"
+    );
+    // A user's row can be disabled too.
+    let rows = user("[[sinks.method]]\nid = \"sink.acme-token\"\nnames = [\"withAcmeToken\"]\n");
+    let c = Catalogue::compile(&rows, &off("sink.acme-token")).unwrap();
+    assert_eq!(c.key_sink_arg("withAcmeToken"), None);
+}
+
+#[test]
+fn globs() {
+    assert!(glob("next*", "nextInt"));
+    assert!(glob("*Snowflake*", "MySnowflakeGen"));
+    assert!(glob("*IdWorker", "SnowIdWorker"));
+    assert!(!glob("next*", "ints"));
+    assert!(glob("ints", "ints"));
+}
