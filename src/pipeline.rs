@@ -45,7 +45,11 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
     for (p, msg) in &found.problems {
         report
             .errors
-            .push(file_error(&discovery::display_path(p), "read", msg.clone()));
+            .push(file_error(
+                &discovery::display_path(p),
+                crate::ErrorKind::Read,
+                msg.clone(),
+            ));
     }
     let (project, mut findings, truncated) = if opts.prefilter {
         prefilter::analyse(&found.java, opts, cat, &cache, &mut report)
@@ -86,7 +90,13 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
         .filter(|p| scope.contains(&discovery::display_path(p)))
         .cloned()
         .collect();
-    policy::apply(opts, &mut report, &analysed)?;
+    // The suppression directives of the parsed files, from their facts.
+    let parsed: policy::suppress::Parsed = project
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.facts.directives.as_slice()))
+        .collect();
+    policy::apply(opts, &mut report, &analysed, &parsed)?;
     Ok(report)
 }
 
@@ -112,13 +122,17 @@ fn extra_catalogue(opts: &Options) -> Result<Option<catalogue::Catalogue>, RunEr
     }
     let mut files: Vec<(String, String)> = config_rows.into_iter().collect();
     for p in &opts.catalogues {
-        let text = std::fs::read_to_string(p)
-            .map_err(|e| RunError::Catalogue(format!("{}: cannot read: {e}", p.display())))?;
+        let text = std::fs::read_to_string(p).map_err(|e| {
+            RunError::Catalogue(crate::CatalogueError::Read {
+                file: p.display().to_string(),
+                message: e.to_string(),
+            })
+        })?;
         files.push((p.display().to_string(), text));
     }
     catalogue::Catalogue::with_extra(&files)
         .map(Some)
-        .map_err(RunError::Catalogue)
+        .map_err(|e| RunError::Catalogue(crate::CatalogueError::Invalid(e)))
 }
 
 /// The files of the run: discovered under the paths, then filtered by `retrylint.toml`'s
@@ -189,8 +203,8 @@ fn syntax_warnings(project: &index::Project, report: &mut Report) {
             report.summary.files_with_syntax_errors += 1;
             report.errors.push(FileError {
                 path: f.path.clone(),
-                kind: "syntax",
-                severity: "warning",
+                kind: crate::ErrorKind::Syntax,
+                severity: crate::Severity::Warning,
                 message: format!(
                     "{} syntax error(s); the rest of the file is still analysed",
                     f.facts.syntax_errors.len()
@@ -208,7 +222,7 @@ fn budget_warnings(project: &index::Project, truncated: &[MethodId], report: &mu
         report.errors.push(FileError {
             path: project.files[m.0 as usize].path.clone(),
             kind: crate::INCOMPLETE,
-            severity: "warning",
+            severity: crate::Severity::Warning,
             message: format!(
                 "method `{}` is larger than the analysis budget ({} steps); it was analysed in part",
                 mm.name,
