@@ -135,7 +135,11 @@ pub enum BaselineError {
         message: String,
     },
     /// The file was written for another version of the baseline format.
-    Version { file: String, found: u32, reads: u32 },
+    Version {
+        file: String,
+        found: u32,
+        reads: u32,
+    },
 }
 
 impl std::fmt::Display for BaselineError {
@@ -203,7 +207,10 @@ mod tests {
         );
         assert_eq!(e.kind, INCOMPLETE);
         assert!(e.kind == "incomplete" && e.severity == "warning");
-        assert_eq!(format!("{} {}", Severity::Error, ErrorKind::Read), "error read");
+        assert_eq!(
+            format!("{} {}", Severity::Error, ErrorKind::Read),
+            "error read"
+        );
         // Ordered by name, as the report sorts errors.
         let mut kinds = vec![
             ErrorKind::Syntax,

@@ -43,13 +43,11 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
     let mut report = Report::default();
     report.summary.config = opts.config.as_ref().map(|c| c.applied(excluded));
     for (p, msg) in &found.problems {
-        report
-            .errors
-            .push(file_error(
-                &discovery::display_path(p),
-                crate::ErrorKind::Read,
-                msg.clone(),
-            ));
+        report.errors.push(file_error(
+            &discovery::display_path(p),
+            crate::ErrorKind::Read,
+            msg.clone(),
+        ));
     }
     let (project, mut findings, truncated) = if opts.prefilter {
         prefilter::analyse(&found.java, opts, cat, &cache, &mut report)

@@ -156,7 +156,10 @@ pub fn collect(root: Node, src: &[u8]) -> Vec<Directive> {
     let line_of = |off: usize| line_starts.partition_point(|s| *s <= off) as u32;
     // Nothing but whitespace before the comment on its first line and after it on its last.
     let alone = |node: Node| {
-        let (start, end) = (node.start_byte().min(src.len()), node.end_byte().min(src.len()));
+        let (start, end) = (
+            node.start_byte().min(src.len()),
+            node.end_byte().min(src.len()),
+        );
         let ls = line_starts[line_starts.partition_point(|s| *s <= start) - 1];
         let le = src[end..]
             .iter()

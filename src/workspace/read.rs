@@ -23,7 +23,11 @@ pub(crate) fn read(
 ) -> Result<Vec<u8>, FileError> {
     match std::fs::metadata(path) {
         Ok(m) if !m.is_file() => {
-            return Err(file_error(shown, ErrorKind::Read, "not a regular file".into()));
+            return Err(file_error(
+                shown,
+                ErrorKind::Read,
+                "not a regular file".into(),
+            ));
         }
         Ok(m) if m.len() > max_bytes => {
             return Err(file_error(
@@ -35,7 +39,13 @@ pub(crate) fn read(
                 ),
             ));
         }
-        Err(e) => return Err(file_error(shown, ErrorKind::Read, format!("cannot read: {e}"))),
+        Err(e) => {
+            return Err(file_error(
+                shown,
+                ErrorKind::Read,
+                format!("cannot read: {e}"),
+            ));
+        }
         _ => {}
     }
     let bytes = reader

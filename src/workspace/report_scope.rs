@@ -79,8 +79,11 @@ impl ReportScope {
         }
         report.errors.retain(|e| self.contains(&e.path));
         // Counted in the report scope, like the errors themselves.
-        report.summary.files_with_syntax_errors =
-            report.errors.iter().filter(|e| e.kind == crate::ErrorKind::Syntax).count();
+        report.summary.files_with_syntax_errors = report
+            .errors
+            .iter()
+            .filter(|e| e.kind == crate::ErrorKind::Syntax)
+            .count();
         if scoped {
             report.summary.files_failed = report
                 .errors
