@@ -479,6 +479,95 @@ mod tests {
     }
 
     #[test]
+    fn the_parse_keeps_the_directives_in_the_file_s_facts_with_lone_cr_lines() {
+        let java =
+            "class A {\r  void m() {\r    // retrylint:ignore RL001 -- ok\r    a();\r  }\r}\r";
+        let facts = crate::java::parse(java.as_bytes()).expect("parses");
+        assert_eq!(facts.directives.len(), 1);
+        assert_eq!(
+            facts.directives[0].form,
+            Form::Comment {
+                line: 3,
+                next: Some((4, 4))
+            }
+        );
+        assert_eq!(facts.directives[0].text, "retrylint:ignore RL001 -- ok");
+        // A file that does not mention the tool is not walked for directives.
+        let plain = crate::java::parse(b"class A { // ignore\n}\n").expect("parses");
+        assert!(plain.directives.is_empty());
+    }
+
+    #[test]
+    fn unused_directives_are_reported_in_files_the_analysis_skips_and_from_cached_facts() {
+        let billing = [
+            "import com.stripe.model.Charge;",
+            "import com.stripe.net.RequestOptions;",
+            "import com.stripe.param.ChargeCreateParams;",
+            "import java.util.UUID;",
+            "import org.springframework.retry.annotation.Retryable;",
+            "",
+            "class Billing {",
+            "    @Retryable",
+            "    Charge charge(ChargeCreateParams params) throws Exception {",
+            "        // retrylint:ignore RL001 -- the provider deduplicates on the order reference",
+            "        String key = UUID.randomUUID().toString();",
+            "        return Charge.create(params, RequestOptions.builder().setIdempotencyKey(key).build());",
+            "    }",
+            "    int attempts() {",
+            "        return 0; // retrylint:ignore RL003 -- no longer counted here",
+            "    }",
+            "}",
+            "",
+        ]
+        .join("\n");
+        // No effect word: the prefilter does not parse this file.
+        let notes = "class Notes {\n    // retrylint:ignore RL002 -- legacy\n    String title() {\n        return \"notes\";\n    }\n}\n";
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(dir.path().join("Billing.java"), &billing).expect("written");
+        std::fs::write(dir.path().join("Notes.java"), notes).expect("written");
+        let cache = tempfile::tempdir().expect("a cache directory");
+        let mut opts = crate::Options::new(vec![dir.path().to_path_buf()]);
+        opts.report_unused_ignores = true;
+        opts.cache_dir = Some(cache.path().to_path_buf());
+        // Follow the prefilter to the end, so that it leaves Notes.java unparsed.
+        opts.prefilter_max_share = 1.0;
+        let summary = |r: &crate::Report| -> Vec<String> {
+            r.findings
+                .iter()
+                .map(|f| {
+                    let file = f.path.rsplit('/').next().unwrap_or("").to_string();
+                    format!("{} {file}:{}-{}", f.rule.id, f.line, f.end_line)
+                })
+                .collect()
+        };
+        let first = crate::check(&opts).expect("the check runs");
+        assert_eq!(
+            summary(&first),
+            vec!["RL100 Billing.java:15-15", "RL100 Notes.java:2-2"]
+        );
+        assert_eq!(first.suppressed.len(), 1);
+        fn entries(d: &std::path::Path) -> usize {
+            std::fs::read_dir(d).map_or(0, |rd| {
+                rd.flatten()
+                    .map(|e| {
+                        if e.path().is_dir() {
+                            entries(&e.path())
+                        } else {
+                            1
+                        }
+                    })
+                    .sum()
+            })
+        }
+        assert!(entries(cache.path()) > 1, "the facts were cached");
+        // The second run takes Billing.java's facts, directives included, from the cache.
+        let second = crate::check(&opts).expect("the check runs");
+        assert_eq!(summary(&second), summary(&first));
+        assert_eq!(second.suppressed.len(), 1);
+        assert!(second.texts.keys().any(|p| p.ends_with("Notes.java")));
+    }
+
+    #[test]
     fn a_statement_directive_does_not_reach_into_callbacks() {
         let text = "class A {\n  void m() {\n    // retrylint:ignore\n    String r = retryTemplate.execute(ctx -> {\n      String k = UUID.randomUUID().toString();\n      return send(k, new Object() {\n        String f = x();\n      });\n    });\n  }\n}\n";
         let d = &directives("A.java", text)[0];
