@@ -57,7 +57,7 @@ macro_rules! named {
     ($t:ty) => {
         impl std::fmt::Display for $t {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
+                f.pad(self.as_str())
             }
         }
         /// Ordered by name, as reports list them.
