@@ -6,6 +6,7 @@
 
 pub mod catalogue;
 pub mod dataflow;
+pub mod errors;
 pub mod findings;
 pub mod java;
 pub mod pipeline;
@@ -21,6 +22,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use errors::{
+    BaselineError, ErrorKind, FileError, INCOMPLETE, RunError, Severity,
+};
 pub use findings::{Finding, Related};
 pub use pipeline::phase;
 pub use policy::enabled as rule_enabled;
@@ -93,23 +97,6 @@ impl Options {
     }
 }
 
-/// A problem with one file; the rest of the run goes on.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct FileError {
-    pub path: String,
-    /// `read`, `parse`, `syntax`, `skipped`, `incomplete` (see [`INCOMPLETE`])
-    pub kind: &'static str,
-    /// `error` when the file could not be analysed at all; `warning` for a partial parse.
-    pub severity: &'static str,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
-}
-
-/// The kind of [`FileError`] that says a part of a file was analysed only in part (a budget or
-/// depth limit was reached): findings there may be missing.
-pub const INCOMPLETE: &str = "incomplete";
-
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct Summary {
     pub files_scanned: usize,
@@ -145,28 +132,6 @@ pub struct Report {
     /// Findings the baseline (`--baseline`) hides.
     pub baselined: Vec<Finding>,
 }
-
-/// Errors of the run itself (exit status 2).
-#[derive(Debug)]
-pub enum RunError {
-    MissingPath(PathBuf),
-    BadRule(String),
-    Catalogue(catalogue::CatalogueError),
-    Baseline(String),
-}
-
-impl std::fmt::Display for RunError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RunError::MissingPath(p) => write!(f, "path `{}` does not exist", p.display()),
-            RunError::BadRule(r) => write!(f, "unknown rule `{r}` (see `retrylint rules`)"),
-            RunError::Catalogue(e) => write!(f, "{e}"),
-            RunError::Baseline(e) => f.write_str(e),
-        }
-    }
-}
-
-impl std::error::Error for RunError {}
 
 /// Run the analysis over `opts.paths`.
 pub fn check(opts: &Options) -> Result<Report, RunError> {

@@ -606,7 +606,7 @@ fn run_settings(args: &CheckArgs) -> Result<Run, String> {
         .as_deref()
         .map(retrylint::baseline::Baseline::load)
     {
-        return Err(e);
+        return Err(e.to_string());
     }
     let threshold = match args.fail_level {
         Some(FailLevel::Error) => Level::Error,

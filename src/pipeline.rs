@@ -71,9 +71,11 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
         applied.rows_disabled.dedup();
     }
     for (p, msg) in &found.problems {
-        report
-            .errors
-            .push(file_error(&discovery::display_path(p), "read", msg.clone()));
+        report.errors.push(file_error(
+            &discovery::display_path(p),
+            crate::ErrorKind::Read,
+            msg.clone(),
+        ));
     }
     let (project, mut findings, truncated) = if opts.prefilter {
         prefilter::analyse(&found.java, opts, cat, &cache, &mut report)
@@ -114,7 +116,13 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
         .filter(|p| scope.contains(&discovery::display_path(p)))
         .cloned()
         .collect();
-    policy::apply(opts, &mut report, &analysed)?;
+    // The suppression directives of the parsed files, from their facts.
+    let parsed: policy::suppress::Parsed = project
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.facts.directives.as_slice()))
+        .collect();
+    policy::apply(opts, &mut report, &analysed, &parsed)?;
     Ok(report)
 }
 
@@ -244,8 +252,8 @@ fn syntax_warnings(project: &index::Project, report: &mut Report) {
             report.summary.files_with_syntax_errors += 1;
             report.errors.push(FileError {
                 path: f.path.clone(),
-                kind: "syntax",
-                severity: "warning",
+                kind: crate::ErrorKind::Syntax,
+                severity: crate::Severity::Warning,
                 message: format!(
                     "{} syntax error(s); the rest of the file is still analysed",
                     f.facts.syntax_errors.len()
@@ -263,7 +271,7 @@ fn budget_warnings(project: &index::Project, truncated: &[MethodId], report: &mu
         report.errors.push(FileError {
             path: project.files[m.0 as usize].path.clone(),
             kind: crate::INCOMPLETE,
-            severity: "warning",
+            severity: crate::Severity::Warning,
             message: format!(
                 "method `{}` is larger than the analysis budget ({} steps); it was analysed in part",
                 mm.name,

@@ -119,6 +119,9 @@ pub struct FileFacts {
     pub syntax_errors: Vec<Span>,
     /// Byte offset at which each line starts.
     pub line_starts: Vec<u32>,
+    /// The suppression directives written in the file (comments and `@SuppressWarnings`
+    /// values naming retrylint), for the policy layer: it needs no parse of its own.
+    pub directives: Vec<Directive>,
 }
 
 impl FileFacts {
@@ -313,4 +316,36 @@ impl Expr {
             }
         }
     }
+}
+
+/// Where a suppression directive is written and what it covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DirectiveForm {
+    /// A comment; covers its own line and, when it stands alone on its line(s), the next code
+    /// line — all lines of the statement that starts there.
+    Comment { line: u32, next: Option<(u32, u32)> },
+    /// A `@SuppressWarnings` value; covers the lines of the annotated declaration.
+    Annotation { first: u32, last: u32 },
+}
+
+/// A suppression directive as written; which rules it names is read by the policy layer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Directive {
+    /// From the directive's keyword to the end of its text (a comment) or the string literal
+    /// (an annotation).
+    pub span: Span,
+    /// The lines the span starts and ends on.
+    pub line: u32,
+    pub end_line: u32,
+    pub form: DirectiveForm,
+    /// The directive as written, for messages.
+    pub text: String,
+    /// What follows the keyword: rule names and `-- reason`.
+    pub rest: String,
+    /// Lines of the covered statement that it does not reach: the bodies of lambdas and
+    /// anonymous classes nested in it (a callback's code is not the statement's own line).
+    pub holes: Vec<(u32, u32)>,
+    /// A near-miss of the syntax (`retrylint: ignore`, `retrylint:disable`): it suppresses
+    /// nothing and is reported with how to write it.
+    pub malformed: bool,
 }

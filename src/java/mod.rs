@@ -1,5 +1,6 @@
 //! The Java syntax layer: parse with tree-sitter-java and lower to the owned [`ir`].
 
+pub mod directives;
 pub mod ir;
 pub mod lower;
 
@@ -16,7 +17,9 @@ pub fn parse(src: &[u8]) -> Option<FileFacts> {
     // next LF. An LF in its place keeps every byte offset and makes lines count as Java's do.
     let src = java_line_ends(src);
     let tree = parser.parse(&src[..], None)?;
-    Some(lower::lower(tree.root_node(), &src))
+    let mut facts = lower::lower(tree.root_node(), &src);
+    facts.directives = directives::collect(tree.root_node(), &src);
+    Some(facts)
 }
 
 /// `src` with every lone CR turned into an LF: the one line-splitting rule of the parse, for

@@ -64,7 +64,11 @@ pub(super) fn parse_file(
         Some(f) => f,
         None => {
             let f = crate::java::parse(&bytes).ok_or_else(|| {
-                file_error(shown, "parse", "tree-sitter produced no syntax tree".into())
+                file_error(
+                    shown,
+                    crate::ErrorKind::Parse,
+                    "tree-sitter produced no syntax tree".into(),
+                )
             })?;
             cache.put(&bytes, &f);
             f

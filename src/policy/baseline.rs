@@ -6,7 +6,7 @@
 //! with whitespace collapsed; with a count, so a second identical finding in the same method is
 //! new. Editing the line itself makes the finding new.
 
-use crate::Finding;
+use crate::{BaselineError, Finding};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -79,17 +79,24 @@ fn key(dir: &Path, f: &Finding, texts: &BTreeMap<String, String>) -> Key {
 
 impl Baseline {
     /// Read a baseline; the error is one sentence naming the file.
-    pub fn load(path: &Path) -> Result<Baseline, String> {
+    pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
         let shown = crate::discovery::display_path(path);
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read baseline file {shown}: {e}"))?;
-        let file: File = serde_json::from_str(&text)
-            .map_err(|e| format!("bad baseline file {shown}:{}:{}: {e}", e.line(), e.column()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| BaselineError::Read {
+            file: shown.clone(),
+            message: e.to_string(),
+        })?;
+        let file: File = serde_json::from_str(&text).map_err(|e| BaselineError::Invalid {
+            file: shown.clone(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
         if file.version != VERSION {
-            return Err(format!(
-                "baseline file {shown} has version {}; this retrylint reads version {VERSION}",
-                file.version
-            ));
+            return Err(BaselineError::Version {
+                file: shown,
+                found: file.version,
+                reads: VERSION,
+            });
         }
         let mut counts = BTreeMap::new();
         for e in file.findings {

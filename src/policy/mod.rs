@@ -32,6 +32,7 @@ pub(crate) fn apply(
     opts: &Options,
     report: &mut Report,
     analysed: &[PathBuf],
+    parsed: &suppress::Parsed,
 ) -> Result<(), RunError> {
     let baseline = match &opts.baseline {
         Some(p) => Some(baseline::Baseline::load(p).map_err(RunError::Baseline)?),
@@ -64,9 +65,9 @@ pub(crate) fn apply(
         !report
             .errors
             .iter()
-            .any(|e| e.severity == "error" && &e.path == shown)
+            .any(|e| e.severity == crate::Severity::Error && &e.path == shown)
     });
-    let mut outcome = suppress::apply(findings, &report.texts, &files, &settings);
+    let mut outcome = suppress::apply(findings, &report.texts, &files, parsed, &settings);
     report.texts.append(&mut outcome.texts);
     crate::findings::finish(&mut outcome.diagnostics, &report.texts);
     let mut findings = outcome.findings;

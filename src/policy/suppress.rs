@@ -2,44 +2,24 @@
 //! comment) or on its own line(s) just above it, and `@SuppressWarnings("retrylint:RL001")` on
 //! a declaration (a method, constructor, class, field …) that holds the finding.
 //!
-//! Comments and annotations are read from a tree-sitter parse of the file, so text inside string
-//! literals and text blocks never counts. A directive without rules suppresses every rule.
+//! The directives come from the file's one parse ([`crate::java::directives`], kept in its
+//! facts), so text inside string literals and text blocks never counts; this module reads the
+//! rules they name and applies them. A directive without rules suppresses every rule.
 
-use crate::java::ir::Span;
+use crate::java::ir::{self, Span};
 use crate::rules::{self, Rule};
 use crate::{Finding, discovery};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
-const DIRECTIVE: &str = "retrylint:ignore";
-
-/// Statements without a body: a suppression above one covers all its lines.
-const SIMPLE: &[&str] = &[
-    "local_variable_declaration",
-    "expression_statement",
-    "return_statement",
-    "throw_statement",
-    "yield_statement",
-    "assert_statement",
-    "field_declaration",
-    "explicit_constructor_invocation",
-];
-
-/// Where a suppression is written and what it covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Form {
-    /// A comment; covers its own line and, when it stands alone on its line(s), the next code
-    /// line — all lines of the statement that starts there.
-    Comment { line: u32, next: Option<(u32, u32)> },
-    /// A `@SuppressWarnings` value; covers the lines of the annotated declaration.
-    Annotation { first: u32, last: u32 },
-}
+pub use crate::java::ir::DirectiveForm as Form;
 
 #[derive(Debug, Clone)]
 pub struct Directive {
     pub path: String,
     pub span: Span,
     pub line: u32,
+    pub end_line: u32,
     pub form: Form,
     /// The rules named; `None`: every rule.
     pub rules: Option<Vec<&'static Rule>>,
@@ -57,6 +37,28 @@ pub struct Directive {
 }
 
 impl Directive {
+    /// The directive `d` of the file shown as `path`, with the rules it names.
+    fn new(path: &str, d: &ir::Directive) -> Directive {
+        let (rules, unknown, reason) = if d.malformed {
+            (Some(Vec::new()), Vec::new(), None)
+        } else {
+            parse_rest(&d.rest)
+        };
+        Directive {
+            path: path.to_string(),
+            span: d.span,
+            line: d.line,
+            end_line: d.end_line,
+            form: d.form,
+            rules,
+            unknown,
+            reason,
+            text: d.text.clone(),
+            holes: d.holes.clone(),
+            malformed: d.malformed,
+        }
+    }
+
     fn covers(&self, f: &Finding) -> bool {
         let rule = match &self.rules {
             None => true,
@@ -115,293 +117,17 @@ fn parse_rest(rest: &str) -> (Option<Vec<&'static Rule>>, Vec<String>, Option<St
     (rules, unknown, reason)
 }
 
-/// Can `bytes` hold a directive (`retrylint` in any case)?
-fn mentions_tool(bytes: &[u8]) -> bool {
-    bytes
-        .windows(9)
-        .any(|w| w.eq_ignore_ascii_case(b"retrylint"))
-}
-
-/// Words that, after `retrylint`, show a suppression was meant.
-const MEANT: &[&str] = &[
-    "ignore", "disable", "suppress", "noqa", "nolint", "off", "skip", "allow",
-];
-
-/// A directive found in a comment: where it starts, how long its keyword is, what follows it
-/// up to the end of that line (or of the block comment), and whether it is a near-miss.
-struct Found<'a> {
-    at: usize,
-    keyword: usize,
-    rest: &'a str,
-    malformed: bool,
-}
-
-/// The directive in a comment's text, if any. `retrylint:ignore` is accepted in any case and
-/// with a colon after it (`RETRYLINT:IGNORE`, `retrylint:ignore: RL001`); `retrylint` then a
-/// suppression word written otherwise (`retrylint: ignore`, `retrylint:disable`,
-/// `retrylint-ignore`) is a near-miss.
-fn comment_directive(comment: &str) -> Option<Found<'_>> {
-    let lower = comment.to_ascii_lowercase();
-    let line_of = |from: usize| {
-        let mut rest = comment[from..].lines().next().unwrap_or("");
-        if let Some(r) = rest.trim_end().strip_suffix("*/") {
-            rest = r;
-        }
-        rest
-    };
-    // Only a comment that starts with the directive holds one (after `//`, `/*` or `/**` and
-    // spaces): one quoted in the middle of a comment's prose does not count.
-    let lead = comment
-        .find(|c: char| !(c == '/' || c == '*' || c.is_whitespace()))
-        .unwrap_or(comment.len());
-    {
-        let at = lead;
-        if !lower[at..].starts_with("retrylint") {
-            return None;
-        }
-        let from = at + "retrylint".len();
-        let after = &lower[from..];
-        if let Some(a) = after.strip_prefix(":ignore") {
-            let colon = usize::from(a.starts_with(':'));
-            let a = &a[colon..];
-            if a.is_empty() || a.starts_with(char::is_whitespace) || colon == 1 {
-                let keyword = DIRECTIVE.len() + colon;
-                return Some(Found {
-                    at,
-                    keyword,
-                    rest: line_of(at + keyword),
-                    malformed: false,
-                });
-            }
-        }
-        let sep = after
-            .find(|c: char| !(c.is_whitespace() && c != '\n' || matches!(c, ':' | '-' | '_')))
-            .unwrap_or(after.len());
-        let word_len = after[sep..]
-            .find(|c: char| !c.is_ascii_alphabetic())
-            .unwrap_or(after.len() - sep);
-        if sep <= 3 && MEANT.contains(&&after[sep..sep + word_len]) {
-            let keyword = "retrylint".len() + sep + word_len;
-            return Some(Found {
-                at,
-                keyword,
-                rest: line_of(at + keyword),
-                malformed: true,
-            });
-        }
-    }
-    None
-}
-
-/// Every suppression in `text`, a Java file shown as `path`.
+/// Every suppression in `text`, a Java file shown as `path` that the analysis did not parse
+/// (this is its one parse).
 pub fn directives(path: &str, text: &str) -> Vec<Directive> {
-    let mut out = Vec::new();
-    if !mentions_tool(text.as_bytes()) {
-        return out;
-    }
-    let mut parser = tree_sitter::Parser::new();
-    if parser
-        .set_language(&tree_sitter_java::LANGUAGE.into())
-        .is_err()
-    {
-        return out;
-    }
-    // The parse's own line-splitting rule (a lone CR ends a line), so lines count as they do
-    // for the analysis.
-    let normalized = crate::java::java_line_ends_str(text);
-    let text: &str = &normalized;
-    let Some(tree) = parser.parse(text, None) else {
-        return out;
-    };
-    let src = text.as_bytes();
-    let line_starts: Vec<usize> = std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
-    // Nothing but whitespace before the comment on its first line and after it on its last.
-    let alone = |node: tree_sitter::Node| {
-        let (start, end) = (node.start_byte(), node.end_byte());
-        let ls = line_starts[line_starts.partition_point(|s| *s <= start) - 1];
-        let le = text[end..].find('\n').map_or(text.len(), |i| end + i);
-        text[ls..start].trim().is_empty() && text[end..le].trim().is_empty()
-    };
-    // Comments standing alone on their lines, and the comments holding a directive.
-    let mut comment_lines: BTreeSet<u32> = BTreeSet::new();
-    let mut comments = Vec::new();
-    let mut annotations = Vec::new();
-    let mut cursor = tree.walk();
-    'walk: loop {
-        let node = cursor.node();
-        match node.kind() {
-            "line_comment" | "block_comment" => {
-                if alone(node) {
-                    let (a, b) = (node.start_position().row, node.end_position().row);
-                    comment_lines.extend((a..=b).map(|r| r as u32 + 1));
-                }
-                comments.push(node);
-            }
-            "annotation" => annotations.push(node),
-            _ => {}
-        }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                continue 'walk;
-            }
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
-    let blank: BTreeSet<u32> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| l.trim().is_empty())
-        .map(|(i, _)| i as u32 + 1)
-        .collect();
-    for node in comments {
-        let Ok(body) = node.utf8_text(src) else {
-            continue;
-        };
-        let Some(found) = comment_directive(body) else {
-            continue;
-        };
-        let (at, rest) = (found.at, found.rest);
-        let line = node.start_position().row as u32 + 1;
-        let mut holes = Vec::new();
-        let next = alone(node).then(|| {
-            let mut l = node.end_position().row as u32 + 2;
-            while comment_lines.contains(&l) && !blank.contains(&l) {
-                l += 1;
-            }
-            // A statement written over several lines is covered whole.
-            let mut sib = node.next_named_sibling();
-            while let Some(n) = sib.filter(|n| n.kind().ends_with("comment")) {
-                sib = n.next_named_sibling();
-            }
-            let stmt = sib
-                .filter(|n| n.start_position().row as u32 + 1 == l && SIMPLE.contains(&n.kind()));
-            if let Some(n) = stmt {
-                holes = nested_bodies(n, l);
-            }
-            let last = stmt.map_or(l, |n| n.end_position().row as u32 + 1);
-            (l, last)
-        });
-        let (rules, unknown, reason) = if found.malformed {
-            (Some(Vec::new()), Vec::new(), None)
-        } else {
-            parse_rest(rest)
-        };
-        let start = node.start_byte() + at;
-        let end = start + found.keyword + rest.len();
-        out.push(Directive {
-            path: path.to_string(),
-            span: Span {
-                start: start as u32,
-                end: end as u32,
-            },
-            line,
-            form: Form::Comment { line, next },
-            rules,
-            unknown,
-            reason,
-            text: body[at..at + found.keyword + rest.len()]
-                .trim_end()
-                .to_string(),
-            holes,
-            malformed: found.malformed,
-        });
-    }
-    for node in annotations {
-        let name = node
-            .child_by_field_name("name")
-            .and_then(|n| n.utf8_text(src).ok())
-            .unwrap_or("");
-        if name != "SuppressWarnings" && name != "java.lang.SuppressWarnings" {
-            continue;
-        }
-        let Some(decl) = node
-            .parent()
-            .filter(|m| m.kind() == "modifiers")
-            .and_then(|m| m.parent())
-        else {
-            continue;
-        };
-        let Some(args) = node.child_by_field_name("arguments") else {
-            continue;
-        };
-        let (first, last) = (
-            decl.start_position().row as u32 + 1,
-            decl.end_position().row as u32 + 1,
-        );
-        // Every string literal among the arguments: `"…"`, `{"…", "…"}`, `value = …`.
-        let mut stack = vec![args];
-        while let Some(n) = stack.pop() {
-            if n.kind() == "string_literal" {
-                let Ok(lit) = n.utf8_text(src) else { continue };
-                let value = lit.trim_matches('"');
-                let rest = if value == "retrylint" {
-                    ""
-                } else if let Some(r) = value.strip_prefix("retrylint:") {
-                    r
-                } else {
-                    continue;
-                };
-                let (rules, unknown, reason) = parse_rest(rest);
-                out.push(Directive {
-                    path: path.to_string(),
-                    span: Span {
-                        start: n.start_byte() as u32,
-                        end: n.end_byte() as u32,
-                    },
-                    line: n.start_position().row as u32 + 1,
-                    form: Form::Annotation { first, last },
-                    rules,
-                    unknown,
-                    reason,
-                    text: value.to_string(),
-                    holes: Vec::new(),
-                    malformed: false,
-                });
-                continue;
-            }
-            let mut c = n.walk();
-            let children: Vec<_> = n.children(&mut c).collect();
-            stack.extend(children.into_iter().rev());
-        }
-    }
-    out.sort_by_key(|d| (d.span.start, d.span.end));
-    out
+    crate::java::directives::of_source(text.as_bytes())
+        .iter()
+        .map(|d| Directive::new(path, d))
+        .collect()
 }
 
-/// The lines after `first` of the lambda bodies and anonymous class bodies inside `stmt`:
-/// `retryTemplate.execute(ctx -> {` is the statement's line; the callback's body below it is
-/// code of its own, which a directive above the statement does not reach.
-fn nested_bodies(stmt: tree_sitter::Node, first: u32) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    let mut stack = vec![stmt];
-    while let Some(n) = stack.pop() {
-        let body = match n.kind() {
-            "lambda_expression" => n.child_by_field_name("body"),
-            "class_body" if n.id() != stmt.id() => Some(n),
-            _ => None,
-        };
-        if let Some(b) = body {
-            let (a, z) = (
-                (b.start_position().row as u32 + 1).max(first + 1),
-                b.end_position().row as u32 + 1,
-            );
-            if a <= z {
-                out.push((a, z));
-            }
-            continue;
-        }
-        let mut c = n.walk();
-        stack.extend(n.children(&mut c));
-    }
-    out
-}
+/// The directives of the files the analysis parsed, by shown path (from their facts).
+pub type Parsed<'a> = HashMap<&'a str, &'a [ir::Directive]>;
 
 /// What the suppression step needs to know about the run.
 pub struct Settings<'a> {
@@ -420,9 +146,7 @@ pub struct Outcome {
     pub texts: BTreeMap<String, String>,
 }
 
-fn diagnostic(rule: &'static Rule, d: &Directive, text: &str, message: String) -> Finding {
-    let line_of =
-        |off: u32| text[..(off as usize).min(text.len())].matches('\n').count() as u32 + 1;
+fn diagnostic(rule: &'static Rule, d: &Directive, message: String) -> Finding {
     Finding {
         rule,
         level: rule.level,
@@ -430,7 +154,7 @@ fn diagnostic(rule: &'static Rule, d: &Directive, text: &str, message: String) -
         span: d.span,
         line: d.line,
         column: 0,
-        end_line: line_of(d.span.end),
+        end_line: d.end_line,
         end_column: 0,
         method: String::new(),
         source: d.text.clone(),
@@ -442,43 +166,53 @@ fn diagnostic(rule: &'static Rule, d: &Directive, text: &str, message: String) -
     }
 }
 
-/// Apply the suppressions in `texts` (files with findings) and, when unused or reasonless
-/// suppressions are to be reported, in every file of `files` (shown path, path on disk).
+/// Apply the suppressions of the files with findings and, when unused or reasonless
+/// suppressions are to be reported, of every file of `files` (shown path, path on disk). The
+/// directives of a parsed file come from its facts (`parsed`); a file the analysis did not parse
+/// is read and parsed here only when it mentions the tool.
 pub fn apply(
     findings: Vec<Finding>,
     texts: &BTreeMap<String, String>,
     files: &[(String, PathBuf)],
+    parsed: &Parsed,
     settings: &Settings,
 ) -> Outcome {
-    let mut scanned: BTreeMap<String, String> = BTreeMap::new();
+    let of_file = |shown: &str, disk: Option<&PathBuf>| -> Option<Vec<Directive>> {
+        if let Some(ds) = parsed.get(shown) {
+            return Some(ds.iter().map(|d| Directive::new(shown, d)).collect());
+        }
+        if let Some(t) = texts.get(shown) {
+            return Some(directives(shown, t));
+        }
+        let bytes = std::fs::read(disk?).ok()?;
+        crate::java::directives::mentions_tool(&bytes)
+            .then(|| directives(shown, &String::from_utf8_lossy(&bytes)))
+    };
+    let mut scanned: BTreeMap<String, Vec<Directive>> = BTreeMap::new();
     let everywhere = settings.report_unused || settings.require_reason;
     if everywhere {
         for (shown, p) in files {
-            if let Some(t) = texts.get(shown) {
-                scanned.insert(shown.clone(), t.clone());
-            } else if let Ok(b) = std::fs::read(p)
-                && mentions_tool(&b)
-            {
-                scanned.insert(shown.clone(), String::from_utf8_lossy(&b).into_owned());
+            if let Some(ds) = of_file(shown, Some(p)) {
+                scanned.insert(shown.clone(), ds);
             }
         }
     }
     // The files with findings, also outside `files` (a pre-commit run reports a finding in the
     // unchanged caller of a staged helper): their suppressions apply, but only the files of
     // `files` get unused or reasonless suppressions reported.
-    let reported: std::collections::BTreeSet<String> = if everywhere {
+    let reported: BTreeSet<String> = if everywhere {
         scanned.keys().cloned().collect()
     } else {
         findings.iter().map(|f| f.path.clone()).collect()
     };
     for f in &findings {
         if !scanned.contains_key(&f.path)
-            && let Some(t) = texts.get(&f.path)
+            && let Some(ds) = of_file(&f.path, None)
         {
-            scanned.insert(f.path.clone(), t.clone());
+            scanned.insert(f.path.clone(), ds);
         }
     }
-    let directives: Vec<Directive> = scanned.iter().flat_map(|(p, t)| directives(p, t)).collect();
+    let directives: Vec<Directive> = scanned.into_values().flatten().collect();
     let effective = |d: &Directive| !(settings.require_reason && d.reason.is_none());
     // Which rules each directive suppressed something of.
     let mut used: Vec<BTreeSet<&'static str>> = vec![BTreeSet::new(); directives.len()];
@@ -510,14 +244,12 @@ pub fn apply(
         if !reported.contains(&d.path) {
             continue;
         }
-        let text = scanned.get(&d.path).map(String::as_str).unwrap_or("");
         let invalid = &rules::INVALID_SUPPRESSION;
         if d.malformed {
             if (settings.enabled)(invalid) {
                 diagnostics.push(diagnostic(
                     invalid,
                     d,
-                    text,
                     format!(
                         "`{}` is not a suppression and suppresses nothing: write `// retrylint:ignore RL001 -- reason`",
                         d.text
@@ -545,7 +277,6 @@ pub fn apply(
                 diagnostics.push(diagnostic(
                     invalid,
                     d,
-                    text,
                     format!(
                         "`{}` names {} {}{hint}",
                         d.text,
@@ -562,7 +293,6 @@ pub fn apply(
                 diagnostics.push(diagnostic(
                     invalid,
                     d,
-                    text,
                     format!(
                         "`{}` gives no reason and {} sets `require-reason`: it suppresses nothing until a reason follows `--`",
                         d.text,
@@ -596,7 +326,6 @@ pub fn apply(
             diagnostics.push(diagnostic(
                 &rules::UNUSED_SUPPRESSION,
                 d,
-                text,
                 format!(
                     "`{}` suppresses no finding of {}",
                     d.text,
@@ -605,15 +334,29 @@ pub fn apply(
             ));
         }
     }
-    let texts = scanned
-        .into_iter()
-        .filter(|(p, _)| diagnostics.iter().any(|f| &f.path == p))
-        .collect();
+    // The text of each file with a diagnostic, for its code frame.
+    let on_disk: HashMap<&str, &PathBuf> = files.iter().map(|(s, p)| (s.as_str(), p)).collect();
+    let mut out_texts = BTreeMap::new();
+    for f in &diagnostics {
+        if out_texts.contains_key(&f.path) {
+            continue;
+        }
+        let text = match texts.get(&f.path) {
+            Some(t) => Some(t.clone()),
+            None => on_disk
+                .get(f.path.as_str())
+                .and_then(|p| std::fs::read(p).ok())
+                .map(|b| String::from_utf8_lossy(&b).into_owned()),
+        };
+        if let Some(t) = text {
+            out_texts.insert(f.path.clone(), t);
+        }
+    }
     Outcome {
         findings: kept,
         suppressed,
         diagnostics,
-        texts,
+        texts: out_texts,
     }
 }
 
@@ -733,6 +476,95 @@ mod tests {
         assert_eq!(report.suppressed[0].finding.rule.id, "RL001");
         assert_eq!(report.suppressed[0].line, 10);
         assert_eq!(report.suppressed[0].finding.line, 11);
+    }
+
+    #[test]
+    fn the_parse_keeps_the_directives_in_the_file_s_facts_with_lone_cr_lines() {
+        let java =
+            "class A {\r  void m() {\r    // retrylint:ignore RL001 -- ok\r    a();\r  }\r}\r";
+        let facts = crate::java::parse(java.as_bytes()).expect("parses");
+        assert_eq!(facts.directives.len(), 1);
+        assert_eq!(
+            facts.directives[0].form,
+            Form::Comment {
+                line: 3,
+                next: Some((4, 4))
+            }
+        );
+        assert_eq!(facts.directives[0].text, "retrylint:ignore RL001 -- ok");
+        // A file that does not mention the tool is not walked for directives.
+        let plain = crate::java::parse(b"class A { // ignore\n}\n").expect("parses");
+        assert!(plain.directives.is_empty());
+    }
+
+    #[test]
+    fn unused_directives_are_reported_in_files_the_analysis_skips_and_from_cached_facts() {
+        let billing = [
+            "import com.stripe.model.Charge;",
+            "import com.stripe.net.RequestOptions;",
+            "import com.stripe.param.ChargeCreateParams;",
+            "import java.util.UUID;",
+            "import org.springframework.retry.annotation.Retryable;",
+            "",
+            "class Billing {",
+            "    @Retryable",
+            "    Charge charge(ChargeCreateParams params) throws Exception {",
+            "        // retrylint:ignore RL001 -- the provider deduplicates on the order reference",
+            "        String key = UUID.randomUUID().toString();",
+            "        return Charge.create(params, RequestOptions.builder().setIdempotencyKey(key).build());",
+            "    }",
+            "    int attempts() {",
+            "        return 0; // retrylint:ignore RL003 -- no longer counted here",
+            "    }",
+            "}",
+            "",
+        ]
+        .join("\n");
+        // No effect word: the prefilter does not parse this file.
+        let notes = "class Notes {\n    // retrylint:ignore RL002 -- legacy\n    String title() {\n        return \"notes\";\n    }\n}\n";
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(dir.path().join("Billing.java"), &billing).expect("written");
+        std::fs::write(dir.path().join("Notes.java"), notes).expect("written");
+        let cache = tempfile::tempdir().expect("a cache directory");
+        let mut opts = crate::Options::new(vec![dir.path().to_path_buf()]);
+        opts.report_unused_ignores = true;
+        opts.cache_dir = Some(cache.path().to_path_buf());
+        // Follow the prefilter to the end, so that it leaves Notes.java unparsed.
+        opts.prefilter_max_share = 1.0;
+        let summary = |r: &crate::Report| -> Vec<String> {
+            r.findings
+                .iter()
+                .map(|f| {
+                    let file = f.path.rsplit('/').next().unwrap_or("").to_string();
+                    format!("{} {file}:{}-{}", f.rule.id, f.line, f.end_line)
+                })
+                .collect()
+        };
+        let first = crate::check(&opts).expect("the check runs");
+        assert_eq!(
+            summary(&first),
+            vec!["RL100 Billing.java:15-15", "RL100 Notes.java:2-2"]
+        );
+        assert_eq!(first.suppressed.len(), 1);
+        fn entries(d: &std::path::Path) -> usize {
+            std::fs::read_dir(d).map_or(0, |rd| {
+                rd.flatten()
+                    .map(|e| {
+                        if e.path().is_dir() {
+                            entries(&e.path())
+                        } else {
+                            1
+                        }
+                    })
+                    .sum()
+            })
+        }
+        assert!(entries(cache.path()) > 1, "the facts were cached");
+        // The second run takes Billing.java's facts, directives included, from the cache.
+        let second = crate::check(&opts).expect("the check runs");
+        assert_eq!(summary(&second), summary(&first));
+        assert_eq!(second.suppressed.len(), 1);
+        assert!(second.texts.keys().any(|p| p.ends_with("Notes.java")));
     }
 
     #[test]

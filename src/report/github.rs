@@ -33,7 +33,7 @@ pub fn render(report: &Report) -> String {
         ));
     }
     for e in &report.errors {
-        let cmd = if e.severity == "error" {
+        let cmd = if e.severity == crate::Severity::Error {
             "error"
         } else {
             "warning"

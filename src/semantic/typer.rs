@@ -31,7 +31,8 @@ pub trait Locals {
 /// Local initialisers of a block (not inside lambdas), by name: (declared type, initialiser).
 pub type Defs<'a> = HashMap<String, (&'a str, &'a Expr)>;
 
-/// Local variable initializers of a block (not inside lambdas), by name.
+/// Local variable initializers of a block, its loops and its `try` statements (not inside
+/// lambdas), by name.
 pub fn collect_defs<'a>(b: &'a Block, out: &mut Defs<'a>) {
     for s in b {
         match s {
@@ -50,7 +51,25 @@ pub fn collect_defs<'a>(b: &'a Block, out: &mut Defs<'a>) {
                 }
             }
             Stmt::Block(x) => collect_defs(x, out),
-            Stmt::Try { body, .. } => collect_defs(body, out),
+            Stmt::Loop { head, body, .. } => {
+                collect_defs(head, out);
+                collect_defs(body, out);
+            }
+            Stmt::Try {
+                resources,
+                body,
+                catches,
+                finally,
+            } => {
+                collect_defs(resources, out);
+                collect_defs(body, out);
+                for (_, c) in catches {
+                    collect_defs(c, out);
+                }
+                if let Some(f) = finally {
+                    collect_defs(f, out);
+                }
+            }
             _ => {}
         }
     }
@@ -285,5 +304,196 @@ mod tests {
         assert_eq!(c.name, "C");
         assert!(!typer.is_type_name(&Expr::Name("b".into(), Default::default())));
         assert!(typer.is_type_name(&Expr::Name("B".into(), Default::default())));
+    }
+
+    /// The locals a body declares (as the interpreter records them: locals, catch parameters,
+    /// loop variables), by name.
+    fn declared(b: &Block, out: &mut HashMap<String, String>) {
+        for s in b {
+            match s {
+                Stmt::Local { ty, name, .. } => {
+                    out.insert(name.clone(), ty.clone());
+                }
+                Stmt::If { then, els, .. } => {
+                    declared(then, out);
+                    if let Some(e) = els {
+                        declared(e, out);
+                    }
+                }
+                Stmt::Loop {
+                    head, body, each, ..
+                } => {
+                    declared(head, out);
+                    if let Some((ty, name, _)) = each {
+                        out.insert(name.clone(), ty.clone());
+                    }
+                    declared(body, out);
+                }
+                Stmt::Try {
+                    resources,
+                    body,
+                    catches,
+                    finally,
+                } => {
+                    declared(resources, out);
+                    declared(body, out);
+                    for (_, c) in catches {
+                        declared(c, out);
+                    }
+                    if let Some(f) = finally {
+                        declared(f, out);
+                    }
+                }
+                Stmt::Block(x) => declared(x, out),
+                _ => {}
+            }
+        }
+    }
+
+    /// Every call named `name` in `b`, in order.
+    fn calls_named<'b>(b: &'b Block, name: &str, out: &mut Vec<&'b Expr>) {
+        fn expr<'b>(e: &'b Expr, name: &str, out: &mut Vec<&'b Expr>) {
+            if let Expr::Call(c) = e {
+                if c.name == name {
+                    out.push(e);
+                }
+                if let Some(r) = &c.recv {
+                    expr(r, name, out);
+                }
+                for a in &c.args {
+                    expr(a, name, out);
+                }
+            }
+        }
+        for s in b {
+            match s {
+                Stmt::Local { init: Some(e), .. } | Stmt::Expr(e) => expr(e, name, out),
+                Stmt::Return(Some(e), _) => expr(e, name, out),
+                Stmt::Loop { head, body, .. } => {
+                    calls_named(head, name, out);
+                    calls_named(body, name, out);
+                }
+                Stmt::Try {
+                    body,
+                    catches,
+                    finally,
+                    ..
+                } => {
+                    calls_named(body, name, out);
+                    for (_, c) in catches {
+                        calls_named(c, name, out);
+                    }
+                    if let Some(f) = finally {
+                        calls_named(f, name, out);
+                    }
+                }
+                Stmt::If { then, els, .. } => {
+                    calls_named(then, name, out);
+                    if let Some(e) = els {
+                        calls_named(e, name, out);
+                    }
+                }
+                Stmt::Block(x) => calls_named(x, name, out),
+                _ => {}
+            }
+        }
+    }
+
+    /// The simple names of the types of the calls named `call` in method `method` of `src`,
+    /// typed with every local the body declares (`?` where the type cannot be told).
+    fn call_types(src: &str, method: &str, call: &str) -> Vec<String> {
+        let p = project(src);
+        let cat = Catalogue::builtin();
+        let m = p
+            .all_methods()
+            .find(|m| p.method(*m).name == method)
+            .expect("the method");
+        let mm = p.method(m);
+        let body = mm.body.as_ref().expect("a body");
+        let mut defs = Defs::new();
+        collect_defs(body, &mut defs);
+        let mut types: HashMap<String, String> = mm
+            .params
+            .iter()
+            .map(|x| (x.name.clone(), x.ty.clone()))
+            .collect();
+        declared(body, &mut types);
+        let locals = DeclaredSoFar {
+            types: &types,
+            defs: &defs,
+        };
+        let typer = Typer {
+            project: &p,
+            cat,
+            class: p.class_of(m),
+            locals: &locals,
+        };
+        let mut calls = Vec::new();
+        calls_named(body, call, &mut calls);
+        assert!(!calls.is_empty(), "no call `{call}` in `{method}`");
+        calls
+            .into_iter()
+            .map(|c| match typer.type_of(c) {
+                Some(TypeRef::Project(k)) => p.class(k).name.clone(),
+                Some(TypeRef::External(e)) if !e.is_empty() => e,
+                _ => "?".to_string(),
+            })
+            .collect()
+    }
+
+    const PAYMENTS: &str = "package p; import java.util.List; \
+        class Payment { Receipt key() { return null; } } class Receipt {} \
+        class DeclinedException extends RuntimeException { Receipt receipt() { return null; } } \
+        class TimeoutException extends RuntimeException { Payment payment() { return null; } } \
+        class Gateway { Payment open() { return null; } } ";
+
+    #[test]
+    fn a_catch_parameter_has_its_declared_type_and_a_multi_catch_its_first_alternative() {
+        let src = format!(
+            "{PAYMENTS} class A {{ void m(Gateway g) {{ \
+             try {{ g.open(); }} catch (DeclinedException e) {{ e.receipt(); }} \
+             try {{ g.open(); }} catch (final DeclinedException | TimeoutException e) {{ e.receipt(); }} \
+             }} }}"
+        );
+        assert_eq!(call_types(&src, "m", "receipt"), vec!["Receipt", "Receipt"]);
+    }
+
+    #[test]
+    fn a_for_each_variable_is_typed_as_declared_or_by_the_iterable_s_element_type() {
+        let src = format!(
+            "{PAYMENTS} class A {{ private final List<Payment> queued = null; \
+             void m(List<Payment> payments, Payment[] array) {{ \
+             for (Payment a : payments) {{ a.key(); }} \
+             for (var b : payments) {{ b.key(); }} \
+             for (var c : array) {{ c.key(); }} \
+             for (var d : this.queued) {{ d.key(); }} \
+             java.util.Set<? extends Payment> held = null; \
+             for (final var e : held) {{ e.key(); }} \
+             List raw = payments; \
+             for (var f : raw) {{ f.key(); }} \
+             }} }}"
+        );
+        assert_eq!(
+            call_types(&src, "m", "key"),
+            vec!["Receipt", "Receipt", "Receipt", "Receipt", "Receipt", "?"]
+        );
+    }
+
+    #[test]
+    fn a_var_is_typed_by_a_constructor_or_a_project_method_s_return_type() {
+        let src = format!(
+            "{PAYMENTS} class A {{ private final Gateway gateway = new Gateway(); \
+             void m(List<String> ids) {{ \
+             var g = new Gateway(); var p = g.open(); p.key(); \
+             for (String id : ids) {{ var q = gateway.open(); q.key(); }} \
+             try {{ var r = gateway.open(); r.key(); }} \
+             catch (RuntimeException e) {{ var s = g.open(); s.key(); }} \
+             finally {{ var t = g.open(); t.key(); }} \
+             }} }}"
+        );
+        assert_eq!(
+            call_types(&src, "m", "key"),
+            vec!["Receipt", "Receipt", "Receipt", "Receipt", "Receipt"]
+        );
     }
 }

@@ -1,14 +1,14 @@
 //! Reading one source file: within the size limit, not binary, through the reader seam.
 
 use super::source;
-use crate::FileError;
+use crate::{ErrorKind, FileError, Severity};
 use std::path::Path;
 
-pub(crate) fn file_error(shown: &str, kind: &'static str, message: String) -> FileError {
+pub(crate) fn file_error(shown: &str, kind: ErrorKind, message: String) -> FileError {
     FileError {
         path: shown.to_string(),
         kind,
-        severity: "error",
+        severity: Severity::Error,
         message,
         line: None,
     }
@@ -23,28 +23,38 @@ pub(crate) fn read(
 ) -> Result<Vec<u8>, FileError> {
     match std::fs::metadata(path) {
         Ok(m) if !m.is_file() => {
-            return Err(file_error(shown, "read", "not a regular file".into()));
+            return Err(file_error(
+                shown,
+                ErrorKind::Read,
+                "not a regular file".into(),
+            ));
         }
         Ok(m) if m.len() > max_bytes => {
             return Err(file_error(
                 shown,
-                "skipped",
+                ErrorKind::Skipped,
                 format!(
                     "{} bytes is over the {max_bytes} byte limit (--max-file-size); not analysed",
                     m.len()
                 ),
             ));
         }
-        Err(e) => return Err(file_error(shown, "read", format!("cannot read: {e}"))),
+        Err(e) => {
+            return Err(file_error(
+                shown,
+                ErrorKind::Read,
+                format!("cannot read: {e}"),
+            ));
+        }
         _ => {}
     }
     let bytes = reader
         .read(path)
-        .map_err(|e| file_error(shown, "read", format!("cannot read: {e}")))?;
+        .map_err(|e| file_error(shown, ErrorKind::Read, format!("cannot read: {e}")))?;
     if bytes.iter().take(8192).any(|b| *b == 0) {
         return Err(file_error(
             shown,
-            "parse",
+            ErrorKind::Parse,
             "binary content (NUL bytes); not analysed".into(),
         ));
     }

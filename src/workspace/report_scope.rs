@@ -74,18 +74,21 @@ impl ReportScope {
                 - report
                     .errors
                     .iter()
-                    .filter(|e| e.severity == "error" && self.contains(&e.path))
+                    .filter(|e| e.severity == crate::Severity::Error && self.contains(&e.path))
                     .count();
         }
         report.errors.retain(|e| self.contains(&e.path));
         // Counted in the report scope, like the errors themselves.
-        report.summary.files_with_syntax_errors =
-            report.errors.iter().filter(|e| e.kind == "syntax").count();
+        report.summary.files_with_syntax_errors = report
+            .errors
+            .iter()
+            .filter(|e| e.kind == crate::ErrorKind::Syntax)
+            .count();
         if scoped {
             report.summary.files_failed = report
                 .errors
                 .iter()
-                .filter(|e| e.severity == "error")
+                .filter(|e| e.severity == crate::Severity::Error)
                 .count();
         }
     }

@@ -4,10 +4,12 @@
 //! an opaque expression, so pathological nesting costs a lost detail, never a stack overflow.
 
 mod decl;
+mod elements;
 mod expr;
 mod stmt;
 
 use super::ir::*;
+pub use elements::element_of;
 use tree_sitter::Node;
 
 const MAX_DEPTH: usize = 200;

@@ -174,7 +174,14 @@ impl<'a> Lowerer<'a> {
     }
 
     fn for_each(&mut self, n: Node<'_>, out: &mut Block) {
-        let ty = self.field_type(n);
+        let mut ty = self.field_type(n);
+        if ty == "var"
+            && let Some(e) = n
+                .child_by_field_name("value")
+                .and_then(|v| self.element_type(n, v))
+        {
+            ty = e;
+        }
         let name = self.field_text(n, "name");
         let value = n
             .child_by_field_name("value")
@@ -221,14 +228,31 @@ impl<'a> Lowerer<'a> {
         for ch in n.named_children(&mut c) {
             match ch.kind() {
                 "catch_clause" => {
-                    let param = named_child_of_kinds(ch, &["catch_formal_parameter"])
+                    let formal = named_child_of_kinds(ch, &["catch_formal_parameter"]);
+                    let param = formal
                         .and_then(|p| p.child_by_field_name("name"))
                         .map(|x| self.text(x).to_string())
                         .unwrap_or_default();
-                    let b = ch
-                        .child_by_field_name("body")
-                        .map(|b| self.block(b))
+                    // The parameter is a local of the catch block. A multi-catch `A | B e` is
+                    // typed as its first alternative: the analysis types receivers to resolve
+                    // calls, and the alternatives' common supertype is rarely a project type.
+                    let ty = formal
+                        .and_then(|p| named_child_of_kinds(p, &["catch_type"]))
+                        .and_then(|t| t.named_child(0))
+                        .map(|t| erase_type(self.text(t)))
                         .unwrap_or_default();
+                    let mut b = Vec::new();
+                    if !param.is_empty() && !ty.is_empty() {
+                        b.push(Stmt::Local {
+                            ty,
+                            name: param.clone(),
+                            init: None,
+                            span: formal.map(span_of).unwrap_or_else(|| span_of(ch)),
+                        });
+                    }
+                    if let Some(body) = ch.child_by_field_name("body") {
+                        b.extend(self.block(body));
+                    }
                     catches.push((param, b));
                 }
                 "finally_clause" => {
