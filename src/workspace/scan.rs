@@ -115,6 +115,9 @@ impl Scan {
 
 impl Scan {
     pub fn of(bytes: &[u8], needles: &Needles) -> Scan {
+        // Scanned as javac reads it: `rand\u006fmUUID` is `randomUUID`.
+        let translated = crate::java::unicode::translated(bytes);
+        let bytes = &translated[..];
         let mut tokens = Vec::new();
         let mut declared = Vec::new();
         let mut supers = Vec::new();

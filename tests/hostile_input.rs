@@ -1,0 +1,134 @@
+//! Issue 15, the engine side: Java crafted to hide a key from the analysis (unicode escapes,
+//! deep nesting, long recursive cycles) is analysed as javac reads it, or the loss is reported.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn retrylint(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("retrylint").unwrap();
+    c.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .arg("check")
+        .arg("--no-cache")
+        .timeout(std::time::Duration::from_secs(120));
+    c
+}
+
+fn json(dir: &Path, args: &[&str]) -> serde_json::Value {
+    let out = retrylint(dir)
+        .args(["--format", "json"])
+        .args(args)
+        .arg(".")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("no JSON: {err}"))
+}
+
+/// `path:line:column:rule` of every finding.
+fn found(v: &serde_json::Value) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{}:{}:{}",
+                f["path"].as_str().unwrap(),
+                f["line"],
+                f["column"],
+                f["rule"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+fn billing(body: &str) -> String {
+    format!(
+        "package acme;\n\nimport java.util.UUID;\nimport org.springframework.retry.annotation.Retryable;\n\npublic class Billing {{\n    @Retryable\n    public void charge(Gateway gateway) {{\n        String key = \"order-\" + gateway.orderId();\n{body}        gateway.setIdempotencyKey(key);\n    }}\n}}\n"
+    )
+}
+
+fn scan_one(name: &str, text: &str) -> serde_json::Value {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join(name), text).unwrap();
+    json(d.path(), &[])
+}
+
+#[test]
+fn a_key_hidden_behind_a_unicode_line_break_in_a_comment_is_found_at_its_raw_line() {
+    // javac reads `\u000a` as a line break: the rest of the comment is code.
+    let v = scan_one(
+        "Billing.java",
+        &billing("        // normalize \\u000a key = UUID.randomUUID().toString();\n"),
+    );
+    assert_eq!(found(&v), ["Billing.java:10:35:RL001"], "{v}");
+    // Without the escape it is a comment and the key is stable.
+    let v = scan_one(
+        "Billing.java",
+        &billing("        // normalize \\n key = UUID.randomUUID().toString();\n"),
+    );
+    assert_eq!(found(&v), Vec::<String>::new(), "{v}");
+}
+
+#[test]
+fn a_name_written_with_escapes_is_read_and_its_columns_are_those_of_the_file() {
+    let v = scan_one(
+        "Billing.java",
+        &billing("        key = UUID.rand\\u006fmUUID().toString(); String s = \"\\u0041\";\n"),
+    );
+    assert_eq!(found(&v), ["Billing.java:10:15:RL001"], "{v}");
+    let f = &v["findings"][0];
+    assert_eq!(f["end_column"], 37, "{v}");
+    assert_eq!(f["sinks"][0]["line"], 11, "{v}");
+    assert_eq!(f["sinks"][0]["column"], 17, "{v}");
+}
+
+#[test]
+fn an_escape_in_a_string_changes_nothing_and_an_escaped_backslash_is_no_escape() {
+    // `"\u0041"` is the string `A`; `\\u000a` is a backslash and the text `u000a`.
+    for body in [
+        "        String s = \"\\u0041\";\n",
+        "        // normalize \\\\u000a key = UUID.randomUUID().toString();\n",
+    ] {
+        let v = scan_one("Billing.java", &billing(body));
+        assert_eq!(found(&v), Vec::<String>::new(), "{body}: {v}");
+    }
+    let v = scan_one(
+        "Billing.java",
+        &billing("        String s = \"\\u0041\";\n        key = UUID.randomUUID().toString();\n"),
+    );
+    assert_eq!(found(&v), ["Billing.java:11:15:RL001"], "{v}");
+}
+
+#[test]
+fn a_malformed_escape_is_a_syntax_warning_and_the_rest_is_analysed() {
+    let v = scan_one(
+        "Billing.java",
+        &billing("        // see \\uZZ\n        key = UUID.randomUUID().toString();\n"),
+    );
+    assert_eq!(found(&v), ["Billing.java:11:15:RL001"], "{v}");
+    let e = &v["errors"][0];
+    assert_eq!(e["kind"], "syntax", "{v}");
+    assert_eq!(e["line"], 10, "{v}");
+}
+
+#[test]
+fn the_prefilter_does_not_skip_a_file_whose_key_is_written_with_escapes() {
+    // The sink and the source are in a helper of another file, written only with escapes.
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("Billing.java"),
+        "package acme;\n\nimport org.springframework.retry.annotation.Retryable;\n\npublic class Billing {\n    @Retryable\n    public void charge(Gateway gateway) {\n        Keys.stamp(gateway);\n    }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("Keys.java"),
+        "package acme;\n\nclass Keys {\n    static void stamp(Gateway g) {\n        g.set\\u0049dempotencyKey(java.util.UUID.rand\\u006fmUUID().toString());\n    }\n}\n",
+    )
+    .unwrap();
+    for args in [&[][..], &["--no-prefilter"]] {
+        let v = json(d.path(), args);
+        assert_eq!(found(&v), ["Keys.java:5:34:RL001"], "{args:?}: {v}");
+    }
+}
