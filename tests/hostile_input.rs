@@ -132,3 +132,108 @@ fn the_prefilter_does_not_skip_a_file_whose_key_is_written_with_escapes() {
         assert_eq!(found(&v), ["Keys.java:5:34:RL001"], "{args:?}: {v}");
     }
 }
+
+fn errors_of_kind<'a>(v: &'a serde_json::Value, kind: &str) -> Vec<&'a serde_json::Value> {
+    v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == kind)
+        .collect()
+}
+
+#[test]
+fn code_nested_past_the_depth_cap_is_reported_as_incomplete_in_every_format() {
+    let d = tempfile::tempdir().unwrap();
+    let mut body = String::new();
+    for i in 0..120 {
+        body.push_str(&format!(
+            "{}if (gateway.attempt() > {i}) {{\n",
+            " ".repeat(8)
+        ));
+    }
+    body.push_str("        key = UUID.randomUUID().toString();\n");
+    body.push_str(&"        }\n".repeat(120));
+    std::fs::write(d.path().join("Billing.java"), billing(&body)).unwrap();
+    let v = json(d.path(), &[]);
+    let cut = errors_of_kind(&v, "incomplete");
+    assert_eq!(cut.len(), 1, "{v}");
+    assert_eq!(cut[0]["path"], "Billing.java");
+    assert_eq!(cut[0]["severity"], "warning");
+    assert!(
+        cut[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nested more than"),
+        "{v}"
+    );
+    let line = cut[0]["line"].as_u64().unwrap();
+    assert!((10..=130).contains(&line), "{v}");
+    assert_eq!(v["summary"]["incomplete"], 1, "{v}");
+
+    let out = retrylint(d.path())
+        .args(["--format", "sarif", "--fail-on-incomplete", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let inv = &s["runs"][0]["invocations"][0];
+    assert_eq!(inv["properties"]["incomplete"], 1, "{s}");
+    let note = &inv["toolExecutionNotifications"][0];
+    assert!(
+        note["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("nested more than"),
+        "{s}"
+    );
+    let out = retrylint(d.path()).arg(".").output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("nested more than"), "{text}");
+    assert!(text.contains("incomplete"), "{text}");
+}
+
+#[test]
+fn shallow_code_reports_no_depth_cut() {
+    let v = scan_one(
+        "Billing.java",
+        &billing(
+            "        if (gateway.attempt() > 1) {\n            key = UUID.randomUUID().toString();\n        }\n",
+        ),
+    );
+    assert_eq!(found(&v), ["Billing.java:11:19:RL001"], "{v}");
+    assert!(errors_of_kind(&v, "incomplete").is_empty(), "{v}");
+}
+
+/// A class whose `@Retryable` method takes its key from `k0`, in a recursive cycle of `n`
+/// methods `k0 → k1 → … → k(n-1) → k0`; only the last one makes a random key.
+fn cycle(n: usize) -> String {
+    let mut s = String::from(
+        "package acme;\n\nimport java.util.UUID;\nimport org.springframework.retry.annotation.Retryable;\n\npublic class Keys {\n    @Retryable\n    public void charge(Gateway gateway) {\n        gateway.setIdempotencyKey(k0(gateway.attempt()));\n    }\n",
+    );
+    for i in 0..n {
+        let next = (i + 1) % n;
+        let base = if i + 1 == n {
+            "UUID.randomUUID().toString()"
+        } else {
+            "\"k\""
+        };
+        s.push_str(&format!(
+            "\n    String k{i}(int n) {{\n        if (n > 0) {{\n            return k{next}(n - 1);\n        }}\n        return {base};\n    }}\n"
+        ));
+    }
+    s.push_str("}\n");
+    s
+}
+
+#[test]
+fn a_recursive_cycle_of_a_hundred_methods_converges_and_keeps_its_finding() {
+    for n in [3, 65, 100] {
+        let v = scan_one("Keys.java", &cycle(n));
+        let f = found(&v);
+        assert_eq!(f.len(), 1, "{n}: {v}");
+        assert!(f[0].ends_with(":RL001"), "{n}: {v}");
+        assert!(errors_of_kind(&v, "incomplete").is_empty(), "{n}: {v}");
+    }
+}

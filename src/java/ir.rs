@@ -119,6 +119,9 @@ pub struct FileFacts {
     pub syntax_errors: Vec<Span>,
     /// Byte offset at which each line starts.
     pub line_starts: Vec<u32>,
+    /// Code nested deeper than lowering goes (kept as opaque or dropped): its analysis is
+    /// incomplete. Where each cut was made.
+    pub too_deep: Vec<Span>,
 }
 
 impl FileFacts {

@@ -169,7 +169,7 @@ impl Translated {
 
 /// Calls `f` on every span of `facts`.
 fn spans_of_facts(facts: &mut FileFacts, f: &mut dyn FnMut(&mut Span)) {
-    for s in &mut facts.syntax_errors {
+    for s in facts.syntax_errors.iter_mut().chain(&mut facts.too_deep) {
         f(s);
     }
     for c in &mut facts.classes {
