@@ -237,3 +237,45 @@ fn a_recursive_cycle_of_a_hundred_methods_converges_and_keeps_its_finding() {
         assert!(errors_of_kind(&v, "incomplete").is_empty(), "{n}: {v}");
     }
 }
+
+/// The forward rounds of the prefilter on `dir` (counted from the timings it prints).
+fn forward_rounds(dir: &Path) -> usize {
+    let out = retrylint(dir)
+        .env("RETRYLINT_TIMINGS", "1")
+        .args(["--format", "concise", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "the finding is lost");
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains("forward round"))
+        .count()
+}
+
+#[test]
+fn a_hierarchy_of_one_class_per_file_is_parsed_in_a_bounded_number_of_rounds() {
+    // The retried method calls a key helper declared at the root of a chain of n classes.
+    let rounds: Vec<usize> = [25, 100]
+        .iter()
+        .map(|n| {
+            let d = tempfile::tempdir().unwrap();
+            let w = |name: String, text: String| std::fs::write(d.path().join(name), text).unwrap();
+            w(
+                "C0.java".into(),
+                "package acme;\n\nimport java.util.UUID;\n\nclass C0 {\n    void stamp(Gateway g) {\n        g.setIdempotencyKey(UUID.randomUUID().toString());\n    }\n}\n".into(),
+            );
+            for i in 1..*n {
+                w(
+                    format!("C{i}.java"),
+                    format!("package acme;\n\nclass C{i} extends C{} {{\n}}\n", i - 1),
+                );
+            }
+            w(
+                "Leaf.java".into(),
+                format!("package acme;\n\nimport org.springframework.retry.annotation.Retryable;\n\nclass Leaf extends C{} {{\n    @Retryable\n    void charge(Gateway g) {{\n        stamp(g);\n    }}\n}}\n", n - 1),
+            );
+            forward_rounds(d.path())
+        })
+        .collect();
+    assert!(rounds[1] <= rounds[0] && rounds[0] <= 4, "{rounds:?}");
+}

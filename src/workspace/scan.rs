@@ -614,6 +614,11 @@ pub struct DepIndex {
 }
 
 impl DepIndex {
+    /// Was a subtype looked up that this file may declare (it extends a type asked about)?
+    pub fn wants_subtypes(&self, scan: &Scan) -> bool {
+        scan.supers.iter().any(|t| self.supers.contains(t))
+    }
+
     /// Could parsing this file change one of the lookups?
     pub fn matches(&self, scan: &Scan) -> bool {
         scan.tokens.iter().any(|t| self.names.contains(t))
