@@ -15,8 +15,12 @@ use parse::{Parsed, parse_file};
 use rayon::prelude::*;
 use std::path::PathBuf;
 
-/// The project analysed, its findings, and the methods the analysis budget cut short.
-type Analysed = (index::Project, Vec<Finding>, Vec<MethodId>);
+/// The project analysed, its findings, and the methods whose analysis was cut short.
+type Analysed = (
+    index::Project,
+    Vec<Finding>,
+    Vec<(MethodId, analysis::Lost)>,
+);
 
 /// With `RETRYLINT_TIMINGS` set, each phase prints its wall time to standard error.
 pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
@@ -83,6 +87,7 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
         analyse_every_file(&found.java, opts, cat, &cache, &mut report)
     };
     syntax_warnings(&project, &mut report);
+    depth_warnings(&project, &mut report);
     let scope = crate::workspace::ReportScope::new(opts.report_scope.as_deref(), &found.java);
     scope.count(&found.java, &mut report);
     for (ext, _) in &found.other {
@@ -264,19 +269,50 @@ fn syntax_warnings(project: &index::Project, report: &mut Report) {
     }
 }
 
-/// A warning for each method the analysis budget cut short.
-fn budget_warnings(project: &index::Project, truncated: &[MethodId], report: &mut Report) {
-    for m in truncated {
+/// A warning for each file with code nested deeper than lowering goes: what is below the cut
+/// was not analysed.
+fn depth_warnings(project: &index::Project, report: &mut Report) {
+    for f in &project.files {
+        if let Some(first) = f.facts.too_deep.first() {
+            report.errors.push(FileError {
+                path: f.path.clone(),
+                kind: crate::INCOMPLETE,
+                severity: crate::Severity::Warning,
+                message: format!(
+                    "code nested more than {} levels deep was not analysed ({} place(s))",
+                    crate::java::lower::MAX_DEPTH,
+                    f.facts.too_deep.len()
+                ),
+                line: Some(f.facts.line_of(first.start)),
+            });
+        }
+    }
+}
+
+/// A warning for each method the analysis budget cut short, and for each recursive cycle whose
+/// summaries did not converge.
+fn budget_warnings(
+    project: &index::Project,
+    truncated: &[(MethodId, analysis::Lost)],
+    report: &mut Report,
+) {
+    for (m, lost) in truncated {
         let mm = project.method(*m);
         report.errors.push(FileError {
             path: project.files[m.0 as usize].path.clone(),
             kind: crate::INCOMPLETE,
             severity: crate::Severity::Warning,
-            message: format!(
-                "method `{}` is larger than the analysis budget ({} steps); it was analysed in part",
-                mm.name,
-                flow::MAX_STEPS
-            ),
+            message: match lost {
+                analysis::Lost::Budget => format!(
+                    "method `{}` is larger than the analysis budget ({} steps); it was analysed in part",
+                    mm.name,
+                    flow::MAX_STEPS
+                ),
+                analysis::Lost::Cycle => format!(
+                    "the recursive calls through method `{}` did not converge; findings through them may be missing",
+                    mm.name
+                ),
+            },
             line: Some(project.files[m.0 as usize].facts.line_of(mm.name_span.start)),
         });
     }

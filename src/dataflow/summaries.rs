@@ -6,19 +6,25 @@ use crate::semantic::{MethodId, Project};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
-/// Rounds of the summary fixpoint; call chains longer than this may lose precision.
-const MAX_ROUNDS: usize = 64;
+/// How often one method's summary may change while its recursive cycle iterates: summaries
+/// form a finite lattice that only grows, so a cycle of n methods converges within
+/// n × (the lattice's height) changes; this bounds the height assumed. A cycle that has not
+/// converged by then is reported (see [`summarize`]).
+const MAX_CHANGES_PER_METHOD: usize = 64;
 
 /// Summaries of the methods `ids` (callees included). Strongly connected components of the
 /// call graph are summarized callees first, level by level in parallel, so every method is
 /// interpreted once unless it is part of a recursion, which iterates to a fixpoint.
 /// `calls` is the call graph among them (it does not depend on summaries).
+/// Also returns a method of each recursive cycle that did not converge (its summaries, and
+/// findings through them, may be incomplete).
 pub fn summarize(
     project: &Project,
     cat: &Catalogue,
     ids: &[MethodId],
     calls: &HashMap<MethodId, Vec<MethodId>>,
-) -> Summaries {
+) -> (Summaries, Vec<MethodId>) {
+    let mut unconverged = Vec::new();
     let mut sums = Summaries::default();
     let (sccs, scc_of) = components(ids, calls);
     // Level of a component: one more than its deepest callee component.
@@ -60,22 +66,72 @@ pub fn summarize(
             sums.set(id, summary);
         }
         for c in cyclic {
-            for _ in 0..MAX_ROUNDS {
-                let next: Vec<(MethodId, Summary)> = sccs[c]
-                    .par_iter()
-                    .map(|id| (*id, super::analyze(project, cat, &sums, *id).summary))
-                    .collect();
-                let mut changed = false;
-                for (id, summary) in next {
-                    changed |= sums.set(id, summary);
-                }
-                if !changed {
-                    break;
-                }
+            if !fixpoint(project, cat, &sccs[c], calls, &mut sums) {
+                unconverged.push(sccs[c][0]);
             }
         }
     }
-    sums
+    (sums, unconverged)
+}
+
+/// Iterates the summaries of the recursive component `members` to a fixpoint: every member once,
+/// then again each caller (in the component) of a member whose summary changed, until nothing
+/// changes. `false` when the bound of [`MAX_CHANGES_PER_METHOD`] × members was reached first.
+fn fixpoint(
+    project: &Project,
+    cat: &Catalogue,
+    members: &[MethodId],
+    calls: &HashMap<MethodId, Vec<MethodId>>,
+    sums: &mut Summaries,
+) -> bool {
+    let index: HashMap<MethodId, usize> =
+        members.iter().enumerate().map(|(i, m)| (*m, i)).collect();
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
+    for (i, m) in members.iter().enumerate() {
+        for callee in calls.get(m).into_iter().flatten() {
+            if let Some(&j) = index.get(callee) {
+                callers[j].push(i);
+            }
+        }
+    }
+    // First every member, in parallel; then a worklist of the callers of what changed.
+    let mut queued = vec![false; members.len()];
+    let mut work: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+    let first: Vec<(usize, Summary)> = members
+        .par_iter()
+        .enumerate()
+        .map(|(i, id)| (i, super::analyze(project, cat, sums, *id).summary))
+        .collect();
+    let update = |i: usize,
+                  summary: Summary,
+                  sums: &mut Summaries,
+                  work: &mut std::collections::VecDeque<usize>,
+                  queued: &mut Vec<bool>| {
+        if sums.set(members[i], summary) {
+            for &c in &callers[i] {
+                if !queued[c] {
+                    queued[c] = true;
+                    work.push_back(c);
+                }
+            }
+        }
+    };
+    for (i, summary) in first {
+        update(i, summary, sums, &mut work, &mut queued);
+    }
+    // Each change of a member re-analyses its callers once.
+    let edges: usize = callers.iter().map(Vec::len).sum();
+    let mut budget = (members.len() + edges).saturating_mul(MAX_CHANGES_PER_METHOD);
+    while let Some(i) = work.pop_front() {
+        if budget == 0 {
+            return false;
+        }
+        budget -= 1;
+        queued[i] = false;
+        let summary = super::analyze(project, cat, sums, members[i]).summary;
+        update(i, summary, sums, &mut work, &mut queued);
+    }
+    true
 }
 
 /// Strongly connected components (Tarjan's algorithm with an explicit stack), callees'

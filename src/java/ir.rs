@@ -122,6 +122,9 @@ pub struct FileFacts {
     /// The suppression directives written in the file (comments and `@SuppressWarnings`
     /// values naming retrylint), for the policy layer: it needs no parse of its own.
     pub directives: Vec<Directive>,
+    /// Code nested deeper than lowering goes (kept as opaque or dropped): its analysis is
+    /// incomplete. Where each cut was made.
+    pub too_deep: Vec<Span>,
 }
 
 impl FileFacts {

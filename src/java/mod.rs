@@ -3,6 +3,7 @@
 pub mod directives;
 pub mod ir;
 pub mod lower;
+pub mod unicode;
 
 use ir::FileFacts;
 use std::borrow::Cow;
@@ -16,9 +17,15 @@ pub fn parse(src: &[u8]) -> Option<FileFacts> {
     // A lone CR ends a line in Java (JLS 3.4), but tree-sitter-java's `//` comment runs on to the
     // next LF. An LF in its place keeps every byte offset and makes lines count as Java's do.
     let src = java_line_ends(src);
-    let tree = parser.parse(&src[..], None)?;
-    let mut facts = lower::lower(tree.root_node(), &src);
-    facts.directives = directives::collect(tree.root_node(), &src);
+    // Unicode escapes are translated first, as javac does; spans then point at the raw text.
+    let translated = unicode::translate(&src);
+    let text = translated.as_ref().map_or(&src[..], |t| &t.text[..]);
+    let tree = parser.parse(text, None)?;
+    let mut facts = lower::lower(tree.root_node(), text);
+    facts.directives = directives::collect(tree.root_node(), text);
+    if let Some(t) = &translated {
+        t.restore(&mut facts, &src);
+    }
     Some(facts)
 }
 

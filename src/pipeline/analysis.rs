@@ -10,7 +10,16 @@ use crate::semantic::{MethodId, Project};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-/// Findings, and the methods the analysis budget cut short.
+/// Why a method's analysis is incomplete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lost {
+    /// The method is larger than the analysis budget.
+    Budget,
+    /// The method is part of a recursive cycle whose summaries did not converge.
+    Cycle,
+}
+
+/// Findings, and the methods whose analysis was cut short (and why).
 /// With `only`, regions are looked for only in those methods (the prefilter's methods that
 /// can lead to a key sink or a side effect; no other region can hold a finding). A `probe`
 /// stops once the methods the regions reach are known (the prefilter's forward rounds).
@@ -19,7 +28,7 @@ pub(crate) fn find(
     cat: &Catalogue,
     only: Option<&HashSet<MethodId>>,
     probe: bool,
-) -> (Vec<Finding>, Vec<MethodId>) {
+) -> (Vec<Finding>, Vec<(MethodId, Lost)>) {
     let wanted = |m: &MethodId| only.is_none_or(|o| o.contains(m));
     let empty = flow::Summaries::default();
     let (all_regions, candidates) = regions_of(project, cat, &wanted);
@@ -41,7 +50,8 @@ pub(crate) fn find(
     if probe {
         return (Vec::new(), Vec::new());
     }
-    let sums = crate::phase("summaries", || flow::summarize(project, cat, &ids, &calls));
+    let (sums, unconverged) =
+        crate::phase("summaries", || flow::summarize(project, cat, &ids, &calls));
     let flows: HashMap<MethodId, MethodFlow> = crate::phase("flows", || {
         ids.par_iter()
             .map(|id| {
@@ -67,8 +77,9 @@ pub(crate) fn find(
     let out = rules::check_all(&cx);
     let truncated = ids
         .iter()
-        .copied()
         .filter(|id| flows[id].truncated)
+        .map(|id| (*id, Lost::Budget))
+        .chain(unconverged.into_iter().map(|id| (id, Lost::Cycle)))
         .collect();
     (out, truncated)
 }

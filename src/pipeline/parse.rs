@@ -42,6 +42,7 @@ impl Part {
             }
         }
         text.extend_from_slice(&bytes[at..e]);
+        let text = crate::java::unicode::translated(&text);
         let text = &text[..];
         let tokens = scope::tokens(text);
         Part {

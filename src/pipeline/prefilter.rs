@@ -176,6 +176,48 @@ impl Files<'_> {
             .collect()
     }
 
+    /// `want` with the untried files that declare their supertypes, transitively, and for a
+    /// file wanted as a subtype (`down`), the files that extend it, transitively; by name, from
+    /// the scans. A hierarchy n files deep is then parsed in one forward round, not n.
+    fn with_hierarchy(
+        &self,
+        want: Vec<usize>,
+        down: &(dyn Fn(&scope::Scan) -> bool + Sync),
+    ) -> Vec<usize> {
+        let mut by_declared: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut by_super: HashMap<u32, Vec<usize>> = HashMap::new();
+        for i in (0..self.n).filter(|i| !self.tried[*i]) {
+            if let Some(s) = self.scan(i) {
+                for h in &s.declared {
+                    by_declared.entry(*h).or_default().push(i);
+                }
+                for h in &s.supers {
+                    by_super.entry(*h).or_default().push(i);
+                }
+            }
+        }
+        let mut taken: HashSet<usize> = want.iter().copied().collect();
+        let mut queue: Vec<(usize, bool)> = want
+            .iter()
+            .map(|i| (*i, self.scan(*i).is_some_and(down)))
+            .collect();
+        while let Some((i, go_down)) = queue.pop() {
+            let Some(s) = self.scan(i) else { continue };
+            let up = s.supers.iter().map(|h| (by_declared.get(h), false));
+            let subs = s.declared.iter().filter(|_| go_down);
+            for (next, d) in up.chain(subs.map(|h| (by_super.get(h), true))) {
+                for j in next.into_iter().flatten() {
+                    if taken.insert(*j) {
+                        queue.push((*j, d));
+                    }
+                }
+            }
+        }
+        let mut v: Vec<usize> = taken.into_iter().collect();
+        v.sort_unstable();
+        v
+    }
+
     fn scan(&self, i: usize) -> Option<&scope::Scan> {
         self.inputs[i].as_ref().map(|x| &x.scan)
     }
@@ -481,7 +523,9 @@ fn forward(
         let (findings, truncated) = analysis::find(&project, cat, Some(&only), probe);
         let deps = project.deps().map(|d| d.index());
         let want = match &deps {
-            Some(d) => files.untried(&|s| d.matches(s)),
+            Some(d) => {
+                files.with_hierarchy(files.untried(&|s| d.matches(s)), &|s| d.wants_subtypes(s))
+            }
             None => Vec::new(),
         };
         if std::env::var_os("RETRYLINT_TIMINGS").is_some() {

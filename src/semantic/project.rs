@@ -39,8 +39,12 @@ pub struct Project {
     methods_of_class: HashMap<ClassRef, Vec<MethodId>>,
     /// Per file: simple name → fully qualified name of its single-type imports.
     imports: Vec<HashMap<String, String>>,
+    /// Direct project supertypes and subtypes of each class.
     supertypes: HashMap<ClassRef, Vec<ClassRef>>,
     subtypes: HashMap<ClassRef, Vec<ClassRef>>,
+    /// Transitive closures of [`Self::supertypes`] and [`Self::subtypes`], each computed when
+    /// first asked for: a hierarchy n deep holds n² pairs, most never asked for.
+    closures: HashMap<ClassRef, [std::sync::OnceLock<Vec<ClassRef>>; 2]>,
     constants_by_name: HashMap<String, Vec<(ClassRef, String)>>,
     /// When set, every lookup that files not in the project could answer differently is
     /// recorded (see [`crate::scope`]).
@@ -143,6 +147,7 @@ impl Project {
             imports: Vec::new(),
             supertypes: HashMap::new(),
             subtypes: HashMap::new(),
+            closures: HashMap::new(),
             constants_by_name: HashMap::new(),
             deps: None,
             super_lookups: HashMap::new(),
@@ -211,18 +216,14 @@ impl Project {
             }
         }
         p.supertypes = sup;
-        // Keep the transitive closures: hierarchy queries are on the hot path of every call.
-        let classes: Vec<ClassRef> = p.class_by_fqn.values().flatten().copied().collect();
-        let sup_closure: HashMap<ClassRef, Vec<ClassRef>> = classes
-            .iter()
-            .map(|c| (*c, p.closure(*c, &p.supertypes)))
+        // Hierarchy queries are on the hot path of every call: their closures are kept, once
+        // asked for.
+        p.closures = p
+            .supertypes
+            .keys()
+            .chain(p.subtypes.keys())
+            .map(|c| (*c, Default::default()))
             .collect();
-        let sub_closure: HashMap<ClassRef, Vec<ClassRef>> = classes
-            .iter()
-            .map(|c| (*c, p.closure(*c, &p.subtypes)))
-            .collect();
-        p.supertypes = sup_closure;
-        p.subtypes = sub_closure;
         p.deps = deps;
         p
     }
@@ -348,7 +349,7 @@ impl Project {
 
     /// All project supertypes of `c`, transitively (without `c`).
     pub fn supertypes_of(&self, c: ClassRef) -> &[ClassRef] {
-        let sups = self.supertypes.get(&c).map(|v| v.as_slice()).unwrap_or(&[]);
+        let sups = self.closure_of(c, 0);
         if let Some(d) = &self.deps {
             // A supertype's file not parsed yet would change the answer.
             for k in std::iter::once(&c).chain(sups) {
@@ -361,7 +362,7 @@ impl Project {
     }
 
     pub fn subtypes_of(&self, c: ClassRef) -> &[ClassRef] {
-        let subs = self.subtypes.get(&c).map(|v| v.as_slice()).unwrap_or(&[]);
+        let subs = self.closure_of(c, 1);
         if let Some(d) = &self.deps {
             // A file not parsed yet may extend `c` or one of its known subtypes.
             for k in std::iter::once(&c).chain(subs) {
@@ -371,19 +372,31 @@ impl Project {
         subs
     }
 
-    fn closure(&self, c: ClassRef, edges: &HashMap<ClassRef, Vec<ClassRef>>) -> Vec<ClassRef> {
-        let mut out: Vec<ClassRef> = Vec::new();
-        let mut stack = vec![c];
-        while let Some(x) = stack.pop() {
-            for y in edges.get(&x).into_iter().flatten() {
-                if *y != c && !out.contains(y) {
-                    out.push(*y);
-                    stack.push(*y);
+    /// The transitive supertypes (`which` 0) or subtypes (1) of `c`, sorted, without `c`.
+    fn closure_of(&self, c: ClassRef, which: usize) -> &[ClassRef] {
+        let Some(slots) = self.closures.get(&c) else {
+            return &[];
+        };
+        slots[which].get_or_init(|| {
+            let edges = if which == 0 {
+                &self.supertypes
+            } else {
+                &self.subtypes
+            };
+            let mut seen: std::collections::HashSet<ClassRef> = std::collections::HashSet::new();
+            let mut out: Vec<ClassRef> = Vec::new();
+            let mut stack = vec![c];
+            while let Some(x) = stack.pop() {
+                for y in edges.get(&x).into_iter().flatten() {
+                    if *y != c && seen.insert(*y) {
+                        out.push(*y);
+                        stack.push(*y);
+                    }
                 }
             }
-        }
-        out.sort();
-        out
+            out.sort();
+            out
+        })
     }
 
     /// The declared type of field `name` visible from class `c` (its own, inherited or an

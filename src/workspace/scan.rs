@@ -115,6 +115,9 @@ impl Scan {
 
 impl Scan {
     pub fn of(bytes: &[u8], needles: &Needles) -> Scan {
+        // Scanned as javac reads it: `rand\u006fmUUID` is `randomUUID`.
+        let translated = crate::java::unicode::translated(bytes);
+        let bytes = &translated[..];
         let mut tokens = Vec::new();
         let mut declared = Vec::new();
         let mut supers = Vec::new();
@@ -611,6 +614,11 @@ pub struct DepIndex {
 }
 
 impl DepIndex {
+    /// Was a subtype looked up that this file may declare (it extends a type asked about)?
+    pub fn wants_subtypes(&self, scan: &Scan) -> bool {
+        scan.supers.iter().any(|t| self.supers.contains(t))
+    }
+
     /// Could parsing this file change one of the lookups?
     pub fn matches(&self, scan: &Scan) -> bool {
         scan.tokens.iter().any(|t| self.names.contains(t))

@@ -82,6 +82,7 @@ impl<'a> Lowerer<'a> {
             _ => return,
         };
         if self.depth > MAX_DEPTH {
+            self.too_deep(n);
             return;
         }
         let name = self.field_text(n, "name");

@@ -6,6 +6,7 @@ impl<'a> Lowerer<'a> {
     pub fn expr(&mut self, n: Node<'_>) -> Expr {
         let span = span_of(n);
         if self.depth > MAX_DEPTH {
+            self.too_deep(n);
             return Expr::Opaque(span);
         }
         self.depth += 1;

@@ -12,7 +12,8 @@ use super::ir::*;
 pub use elements::element_of;
 use tree_sitter::Node;
 
-const MAX_DEPTH: usize = 200;
+/// How deep lowering follows the tree; deeper code is reported as not analysed.
+pub const MAX_DEPTH: usize = 200;
 
 pub struct Lowerer<'a> {
     src: &'a [u8],
@@ -112,6 +113,19 @@ pub fn erase_type(text: &str) -> String {
 impl<'a> Lowerer<'a> {
     fn text(&self, n: Node<'_>) -> &'a str {
         std::str::from_utf8(&self.src[n.start_byte()..n.end_byte()]).unwrap_or("")
+    }
+
+    /// `n` is nested too deep to lower: record the cut (once per cut subtree).
+    fn too_deep(&mut self, n: Node<'_>) {
+        let s = span_of(n);
+        if self
+            .facts
+            .too_deep
+            .last()
+            .is_none_or(|l| s.start >= l.end || s.end <= l.start)
+        {
+            self.facts.too_deep.push(s);
+        }
     }
 
     fn collect_errors(&mut self, root: Node<'_>) {

@@ -5,6 +5,7 @@ use super::*;
 impl<'a> Lowerer<'a> {
     pub(super) fn block(&mut self, n: Node<'_>) -> Block {
         if self.depth > MAX_DEPTH {
+            self.too_deep(n);
             return Vec::new();
         }
         self.depth += 1;
@@ -26,6 +27,7 @@ impl<'a> Lowerer<'a> {
 
     pub(super) fn stmt_into(&mut self, n: Node<'_>, out: &mut Block) {
         if self.depth > MAX_DEPTH {
+            self.too_deep(n);
             return;
         }
         self.depth += 1;
