@@ -2,6 +2,8 @@
 //! call resolution, the one expression typer, the one typed walk of a body and the call graph.
 
 pub mod callgraph;
+#[cfg(test)]
+mod callgraph_tests;
 mod calls;
 pub mod modules;
 mod project;
