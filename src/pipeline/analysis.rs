@@ -52,10 +52,13 @@ pub(crate) fn find(
             .collect()
     });
     debug_assert!(
-        interpreter_edges_in_graph(&flows, &graph).is_empty(),
+        interpreter_edges_missing_from_graph(&flows, &graph).is_empty(),
         "the interpreter resolved calls the call graph lacks: {:?}",
-        interpreter_edges_in_graph(&flows, &graph)
+        interpreter_edges_missing_from_graph(&flows, &graph)
     );
+    if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+        report_untaken_edges(project, &flows, &graph);
+    }
     let reaches: Vec<BTreeSet<MethodId>> = all_regions
         .iter()
         .map(|r| regions::reach(project, &graph, r))
@@ -121,7 +124,7 @@ fn region_methods(r: &Region) -> impl Iterator<Item = MethodId> + '_ {
 
 /// The calls the interpreter made that the call graph does not have (none: the interpreter
 /// resolves calls with the same typer and resolution, and may only skip some).
-pub(crate) fn interpreter_edges_in_graph(
+pub(crate) fn interpreter_edges_missing_from_graph(
     flows: &HashMap<MethodId, MethodFlow>,
     graph: &CallGraph,
 ) -> Vec<(MethodId, ScopeId, MethodId)> {
@@ -132,4 +135,41 @@ pub(crate) fn interpreter_edges_in_graph(
         .collect();
     out.sort();
     out
+}
+
+/// How many call-graph edges the interpreter did not take (a call it answered from what it
+/// knew of the receiver's fields, a source or counter call, a method cut short by the budget),
+/// with the first few.
+fn report_untaken_edges(
+    project: &Project,
+    flows: &HashMap<MethodId, MethodFlow>,
+    graph: &CallGraph,
+) {
+    let name = |m: MethodId| {
+        format!(
+            "{}.{}",
+            project.class(project.class_of(m)).name,
+            project.method(m).name
+        )
+    };
+    let mut untaken: Vec<String> = Vec::new();
+    for m in graph.methods() {
+        let taken = flows.get(&m).map(|f| f.calls.as_slice()).unwrap_or(&[]);
+        for e in graph.edges(m) {
+            if taken.binary_search(e).is_err() {
+                untaken.push(format!("{} -> {}", name(m), name(e.1)));
+            }
+        }
+    }
+    eprintln!(
+        "retrylint: {} call-graph edges the interpreter did not take{}{}",
+        untaken.len(),
+        if untaken.is_empty() { "" } else { ", e.g. " },
+        untaken
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
 }

@@ -100,7 +100,11 @@ fn optional_map_is_not_a_project_map_of_varargs() {
            Map<String, Object> row(String id) { return map(\"id\", id); } }",
     )]);
     assert_eq!(called(&p, "Dao", "load"), ["Dao.find/1"]);
-    assert_eq!(called(&p, "Dao", "row"), ["Dao.map/1"], "an unqualified call does reach it");
+    assert_eq!(
+        called(&p, "Dao", "row"),
+        ["Dao.map/1"],
+        "an unqualified call does reach it"
+    );
 }
 
 #[test]
@@ -122,7 +126,11 @@ fn a_method_reference_and_a_lambda_body_are_edges_in_their_scopes() {
     let handle = method(&p, "Jobs", "handle");
     let next = method(&p, "Keys", "next");
     let scope_of = |m| edges.iter().find(|(_, c)| *c == m).map(|(s, _)| *s);
-    assert_eq!(scope_of(handle), Some(0), "the reference is evaluated in the body");
+    assert_eq!(
+        scope_of(handle),
+        Some(0),
+        "the reference is evaluated in the body"
+    );
     let lambda = scope_of(next).expect("the lambda's call is an edge");
     assert_ne!(lambda, 0, "in the lambda's own scope");
     assert_eq!(edges.len(), 2, "Runnable.run is a library call: {edges:?}");
