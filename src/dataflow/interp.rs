@@ -84,7 +84,11 @@ impl Cx<'_> {
                 self.block(body);
                 let mut acc = self.env.clone();
                 let at_catch = join(&before, &acc);
-                for (_, c) in catches {
+                for (param, c) in catches {
+                    // A catch parameter is a local (untyped: the IR keeps only its name).
+                    if !param.is_empty() {
+                        self.types.insert(param.clone(), String::new());
+                    }
                     self.env = at_catch.clone();
                     self.block(c);
                     acc = join(&acc, &self.env);

@@ -1,12 +1,14 @@
-//! The analysis of an indexed project, phase by phase: regions → relevant methods → summaries
+//! The analysis of an indexed project, phase by phase: regions → the call graph of the methods
+//! they reach → summaries
 //! and flows → the rules' checks.
 
 use crate::catalogue::Catalogue;
 use crate::dataflow::{self as flow, MethodFlow};
 use crate::findings::Finding;
+use crate::java::ir::ScopeId;
 use crate::regions::{self, Part, Region};
 use crate::rules;
-use crate::semantic::{MethodId, Project};
+use crate::semantic::{CallGraph, MethodId, Project};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -30,13 +32,13 @@ pub(crate) fn find(
     probe: bool,
 ) -> (Vec<Finding>, Vec<(MethodId, Lost)>) {
     let wanted = |m: &MethodId| only.is_none_or(|o| o.contains(m));
-    let empty = flow::Summaries::default();
     let (all_regions, candidates) = regions_of(project, cat, &wanted);
 
     // Only methods a region reaches can hold a finding or feed one.
-    let (ids, calls) = crate::phase("relevant", || {
-        relevant_methods(project, cat, &empty, &all_regions)
+    let graph = crate::phase("relevant", || {
+        CallGraph::reached_from(project, cat, all_regions.iter().flat_map(region_methods))
     });
+    let ids = graph.methods();
     if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
         let files: BTreeSet<u32> = ids.iter().map(|m| m.0).collect();
         eprintln!(
@@ -50,8 +52,9 @@ pub(crate) fn find(
     if probe {
         return (Vec::new(), Vec::new());
     }
-    let (sums, unconverged) =
-        crate::phase("summaries", || flow::summarize(project, cat, &ids, &calls));
+    let (sums, unconverged) = crate::phase("summaries", || {
+        flow::summarize(project, cat, &ids, &graph.callee_lists())
+    });
     let flows: HashMap<MethodId, MethodFlow> = crate::phase("flows", || {
         ids.par_iter()
             .map(|id| {
@@ -62,15 +65,24 @@ pub(crate) fn find(
             })
             .collect()
     });
+    debug_assert!(
+        interpreter_edges_missing_from_graph(&flows, &graph).is_empty(),
+        "the interpreter resolved calls the call graph lacks: {:?}",
+        interpreter_edges_missing_from_graph(&flows, &graph)
+    );
+    if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+        report_untaken_edges(project, &flows, &graph);
+    }
     let reaches: Vec<BTreeSet<MethodId>> = all_regions
         .iter()
-        .map(|r| regions::reach(project, &flows, r))
+        .map(|r| regions::reach(project, &graph, r))
         .collect();
     let cx = rules::Context {
         project,
         cat,
         ids: &ids,
         flows: &flows,
+        graph: &graph,
         regions: &all_regions,
         reaches: &reaches,
     };
@@ -118,45 +130,61 @@ fn regions_of(
     (all_regions, candidates.len())
 }
 
-/// The methods run by some region (its own methods and everything they call, transitively),
-/// sorted, with the call graph among them.
-fn relevant_methods(
+/// The methods a region's code is written in.
+fn region_methods(r: &Region) -> impl Iterator<Item = MethodId> + '_ {
+    r.parts.iter().map(|p| match p {
+        Part::Whole(m) | Part::Scopes(m, _) => *m,
+    })
+}
+
+/// The calls the interpreter made that the call graph does not have (none: the interpreter
+/// resolves calls with the same typer and resolution, and may only skip some).
+pub(crate) fn interpreter_edges_missing_from_graph(
+    flows: &HashMap<MethodId, MethodFlow>,
+    graph: &CallGraph,
+) -> Vec<(MethodId, ScopeId, MethodId)> {
+    let mut out: Vec<(MethodId, ScopeId, MethodId)> = flows
+        .iter()
+        .flat_map(|(m, f)| f.calls.iter().map(move |(s, c)| (*m, *s, *c)))
+        .filter(|(m, s, c)| !graph.has_edge(*m, *s, *c))
+        .collect();
+    out.sort();
+    out
+}
+
+/// How many call-graph edges the interpreter did not take (a call it answered from what it
+/// knew of the receiver's fields, a source or counter call, a method cut short by the budget),
+/// with the first few.
+fn report_untaken_edges(
     project: &Project,
-    cat: &Catalogue,
-    empty: &flow::Summaries,
-    all_regions: &[Region],
-) -> (Vec<MethodId>, HashMap<MethodId, Vec<MethodId>>) {
-    let mut seen: BTreeSet<MethodId> = BTreeSet::new();
-    let mut frontier: Vec<MethodId> = Vec::new();
-    for r in all_regions {
-        for p in &r.parts {
-            let m = match p {
-                Part::Whole(m) | Part::Scopes(m, _) => *m,
-            };
-            if seen.insert(m) {
-                frontier.push(m);
+    flows: &HashMap<MethodId, MethodFlow>,
+    graph: &CallGraph,
+) {
+    let name = |m: MethodId| {
+        format!(
+            "{}.{}",
+            project.class(project.class_of(m)).name,
+            project.method(m).name
+        )
+    };
+    let mut untaken: Vec<String> = Vec::new();
+    for m in graph.methods() {
+        let taken = flows.get(&m).map(|f| f.calls.as_slice()).unwrap_or(&[]);
+        for e in graph.edges(m) {
+            if taken.binary_search(e).is_err() {
+                untaken.push(format!("{} -> {}", name(m), name(e.1)));
             }
         }
     }
-    let mut calls: HashMap<MethodId, Vec<MethodId>> = HashMap::new();
-    while !frontier.is_empty() {
-        let found: Vec<(MethodId, Vec<MethodId>)> = frontier
-            .par_iter()
-            .map(|id| {
-                let f = flow::analyze(project, cat, empty, *id);
-                (*id, f.calls.into_iter().map(|(_, m)| m).collect())
-            })
-            .collect();
-        frontier.clear();
-        for (id, callees) in found {
-            for c in &callees {
-                if seen.insert(*c) {
-                    frontier.push(*c);
-                }
-            }
-            calls.insert(id, callees);
-        }
-        frontier.sort();
-    }
-    (seen.into_iter().collect(), calls)
+    eprintln!(
+        "retrylint: {} call-graph edges the interpreter did not take{}{}",
+        untaken.len(),
+        if untaken.is_empty() { "" } else { ", e.g. " },
+        untaken
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
 }

@@ -12,10 +12,9 @@ pub use calls::call_regions;
 pub use implementations::implementation_regions;
 pub use retry_loops::{is_retry_loop, may_hold_region};
 
-use crate::dataflow::MethodFlow;
 use crate::java::ir::*;
-use crate::semantic::{Loc, MethodId, Project};
-use std::collections::{BTreeSet, HashMap};
+use crate::semantic::{CallGraph, Loc, MethodId, Project};
+use std::collections::BTreeSet;
 
 /// The code of a region inside one method.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -67,11 +66,7 @@ pub fn scope_within(m: &Method, s: ScopeId, roots: &[ScopeId]) -> bool {
 
 /// Methods whose whole body runs inside the region: the region's own whole methods and every
 /// project method called, transitively, from its code.
-pub fn reach(
-    project: &Project,
-    flows: &HashMap<MethodId, MethodFlow>,
-    r: &Region,
-) -> BTreeSet<MethodId> {
+pub fn reach(project: &Project, graph: &CallGraph, r: &Region) -> BTreeSet<MethodId> {
     let mut seen = BTreeSet::new();
     let mut stack = Vec::new();
     for p in &r.parts {
@@ -83,7 +78,7 @@ pub fn reach(
             }
             Part::Scopes(m, roots) => {
                 let mm = project.method(*m);
-                for (s, callee) in flows.get(m).map(|f| f.calls.as_slice()).unwrap_or(&[]) {
+                for (s, callee) in graph.edges(*m) {
                     if scope_within(mm, *s, roots) && seen.insert(*callee) {
                         stack.push(*callee);
                     }
@@ -92,7 +87,7 @@ pub fn reach(
         }
     }
     while let Some(m) = stack.pop() {
-        for (_, callee) in flows.get(&m).map(|f| f.calls.as_slice()).unwrap_or(&[]) {
+        for (_, callee) in graph.edges(m) {
             if seen.insert(*callee) {
                 stack.push(*callee);
             }

@@ -6,7 +6,7 @@ use crate::dataflow::MethodFlow;
 use crate::findings::Finding;
 pub use crate::findings::rule::{Level, Rule};
 use crate::regions::Region;
-use crate::semantic::{MethodId, Project};
+use crate::semantic::{CallGraph, MethodId, Project};
 use std::collections::{BTreeSet, HashMap};
 
 mod key;
@@ -28,6 +28,8 @@ pub struct Context<'a> {
     /// The methods some region runs, sorted.
     pub ids: &'a [MethodId],
     pub flows: &'a HashMap<MethodId, MethodFlow>,
+    /// The call graph among those methods.
+    pub graph: &'a CallGraph,
     /// Every region, in source order.
     pub regions: &'a [Region],
     /// For each region, the methods it reaches through calls.

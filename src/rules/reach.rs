@@ -2,7 +2,7 @@
 //! from a region to a method.
 
 use super::Context;
-use crate::dataflow::{self as flow, MethodFlow};
+use crate::dataflow as flow;
 use crate::regions::{self, Part, Region};
 use crate::semantic::{MethodId, Project};
 use std::collections::{BTreeSet, HashMap};
@@ -45,10 +45,10 @@ pub(super) fn covering(cx: &Context, m: MethodId, src: &flow::SourceSite, t: u32
 }
 
 /// The chain of methods from a region's code to `target` (BFS over the call graph; with
-/// `unguarded`, only calls not under a cluster-wide lock), as `Class.method` names.
+/// `unguarded`, only calls not under a cluster-wide lock — a flow fact, a lock held at the call,
+/// that the interpreter records), as `Class.method` names.
 pub(super) fn call_path(
-    project: &Project,
-    flows: &HashMap<MethodId, MethodFlow>,
+    cx: &Context,
     r: &Region,
     target: MethodId,
     unguarded: bool,
@@ -67,11 +67,13 @@ pub(super) fn call_path(
         if m == target {
             break;
         }
-        let Some(f) = flows.get(&m) else { continue };
         let edges = if unguarded {
-            &f.unguarded_calls
+            match cx.flows.get(&m) {
+                Some(f) => f.unguarded_calls.as_slice(),
+                None => continue,
+            }
         } else {
-            &f.calls
+            cx.graph.edges(m)
         };
         for (_, c) in edges {
             if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(*c) {
@@ -80,6 +82,7 @@ pub(super) fn call_path(
             }
         }
     }
+    let project = cx.project;
     let mut chain = Vec::new();
     let mut cur = parent.contains_key(&target).then_some(target);
     while let Some(m) = cur {

@@ -87,7 +87,7 @@ fn check(cx: &Context) -> Vec<Finding> {
     out.into_values()
         .map(|(mut f, regs, m)| {
             let regs: Vec<&Region> = regs.iter().map(|i| &cx.regions[*i]).collect();
-            let path = message::through(&reach::call_path(project, cx.flows, regs[0], m, false));
+            let path = message::through(&reach::call_path(cx, regs[0], m, false));
             for r in &regs {
                 f.regions.push(related(project, &r.loc, format!("{}: re-executed", r.describe())));
             }

@@ -145,7 +145,7 @@ fn check(cx: &Context) -> Vec<Finding> {
             f.message = format!(
                 "{} runs on every replica and reaches {what} at {at}{} with no cluster-wide lock: {}",
                 r.describe(),
-                message::through(&reach::call_path(project, cx.flows, r, *m, true)),
+                message::through(&reach::call_path(cx, r, *m, true)),
                 RULE.consequence
             );
             f.sinks = vec![effect];

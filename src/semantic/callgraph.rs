@@ -1,0 +1,138 @@
+//! The call graph: for a method, the project methods its code calls, resolved as javac would
+//! (SPEC-style static receiver types; see [`Project::resolve_call`]), with the scope of each
+//! call site. Calls, method references and object creations count, in lambda and anonymous
+//! class bodies too (they are scopes of the method that writes them).
+//!
+//! Edges are computed only for the methods reached from given roots, in parallel, once each.
+
+use super::walk::{Body, Visitor, walk};
+use super::{MethodId, Project, method_ref_targets};
+use crate::catalogue::Catalogue;
+use crate::java::ir::*;
+use rayon::prelude::*;
+use std::collections::{BTreeSet, HashMap};
+
+/// The project methods called by method `id`, each with the scope of its call site; sorted,
+/// without duplicates.
+pub fn callees(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<(ScopeId, MethodId)> {
+    let mut v = Edges(Vec::new());
+    walk(project, cat, id, &mut v);
+    let mut out = v.0;
+    out.sort();
+    out.dedup();
+    out
+}
+
+struct Edges(Vec<(ScopeId, MethodId)>);
+
+impl<'p> Visitor<'p> for Edges {
+    fn call(&mut self, body: &Body<'p>, c: &'p Call, recv_is_type: bool) {
+        let project = body.project;
+        let recv = match &c.recv {
+            None | Some(Expr::This(_)) => None,
+            Some(r) if recv_is_type => Some(r.dotted().map(|d| body.with_typer(|t| t.resolve(&d)))),
+            Some(r) => Some(body.with_typer(|t| t.type_of(r))),
+        };
+        let class = project.class_of(body.id);
+        for m in project.resolve_call(class, c, recv) {
+            self.0.push((c.scope, m));
+        }
+    }
+
+    fn method_ref(&mut self, body: &Body<'p>, m: &'p MethodRef) {
+        let class = body.project.class_of(body.id);
+        let targets = body.with_typer(|t| {
+            method_ref_targets(
+                body.project,
+                class,
+                m,
+                |e| t.type_of(e),
+                |e| t.is_type_name(e),
+            )
+        });
+        for x in targets {
+            self.0.push((m.scope, x));
+        }
+    }
+
+    fn new_object(&mut self, body: &Body<'p>, n: &'p New) {
+        let project = body.project;
+        let ty = body.with_typer(|t| t.resolve(&n.ty));
+        if let super::TypeRef::Project(k) = ty {
+            for m in project.constructors(k, n.args.len()) {
+                self.0.push((n.scope, m));
+            }
+            if let Some(init) = project.class(k).initializer {
+                self.0.push((n.scope, (k.0, init as u32)));
+            }
+        }
+    }
+}
+
+/// The call graph among the methods reached from some roots.
+#[derive(Debug, Default)]
+pub struct CallGraph {
+    edges: HashMap<MethodId, Vec<(ScopeId, MethodId)>>,
+}
+
+impl CallGraph {
+    /// The graph of every method reached from `roots` (the roots included), each method's
+    /// edges computed once.
+    pub fn reached_from(
+        project: &Project,
+        cat: &Catalogue,
+        roots: impl IntoIterator<Item = MethodId>,
+    ) -> CallGraph {
+        let mut seen: BTreeSet<MethodId> = BTreeSet::new();
+        let mut frontier: Vec<MethodId> = roots.into_iter().filter(|m| seen.insert(*m)).collect();
+        let mut edges = HashMap::new();
+        while !frontier.is_empty() {
+            let found: Vec<(MethodId, Vec<(ScopeId, MethodId)>)> = frontier
+                .par_iter()
+                .map(|id| (*id, callees(project, cat, *id)))
+                .collect();
+            frontier.clear();
+            for (id, out) in found {
+                for (_, c) in &out {
+                    if seen.insert(*c) {
+                        frontier.push(*c);
+                    }
+                }
+                edges.insert(id, out);
+            }
+            frontier.sort();
+        }
+        CallGraph { edges }
+    }
+
+    /// The methods of the graph, sorted.
+    pub fn methods(&self) -> Vec<MethodId> {
+        let mut v: Vec<MethodId> = self.edges.keys().copied().collect();
+        v.sort();
+        v
+    }
+
+    /// The calls of `m` (scope of the call site, callee), sorted; none for a method outside
+    /// the graph.
+    pub fn edges(&self, m: MethodId) -> &[(ScopeId, MethodId)] {
+        self.edges.get(&m).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Is `callee` called from scope `scope` of `caller`?
+    pub fn has_edge(&self, caller: MethodId, scope: ScopeId, callee: MethodId) -> bool {
+        self.edges(caller).binary_search(&(scope, callee)).is_ok()
+    }
+
+    /// Each method's callees, without scopes (the shape summaries are scheduled over).
+    pub fn callee_lists(&self) -> HashMap<MethodId, Vec<MethodId>> {
+        self.edges
+            .iter()
+            .map(|(m, out)| {
+                let mut v: Vec<MethodId> = out.iter().map(|(_, c)| *c).collect();
+                v.sort();
+                v.dedup();
+                (*m, v)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,245 @@
+//! The one typed walk of a method body, shared by the call graph and the call-made regions.
+//!
+//! It visits statements and expressions in the data-flow interpreter's evaluation order, and
+//! types a local from the declarations seen so far, as the interpreter does: parameters first,
+//! then each local where it is declared, a for-each variable after its collection, a lambda's
+//! or anonymous method's parameters where it is created, a catch parameter (untyped: the IR
+//! keeps only its name) where its block starts. Declarations are never forgotten, and a loop
+//! body is walked [`LOOP_PASSES`] times (the second pass sees what the body declared).
+
+use super::{DeclaredSoFar, Defs, MethodId, Project, Typer, collect_defs};
+use crate::catalogue::Catalogue;
+use crate::java::ir::*;
+use std::collections::HashMap;
+
+/// Passes over a loop body that are not all alike: the first sees the locals declared before
+/// the loop, the second also those declared in the body; later ones see what the second saw.
+pub const LOOP_PASSES: usize = 2;
+
+/// What a visitor is told at each site: the method and the locals declared so far.
+pub struct Body<'p> {
+    pub project: &'p Project,
+    pub cat: &'p Catalogue,
+    pub id: MethodId,
+    pub method: &'p Method,
+    /// The initialisers of the body's locals (types a `var`).
+    pub defs: Defs<'p>,
+    types: HashMap<String, String>,
+}
+
+impl Body<'_> {
+    /// Runs `f` with a typer that knows the locals declared so far.
+    pub fn with_typer<R>(&self, f: impl FnOnce(&Typer<'_, '_, DeclaredSoFar<'_, '_>>) -> R) -> R {
+        let locals = DeclaredSoFar {
+            types: &self.types,
+            defs: &self.defs,
+        };
+        f(&Typer {
+            project: self.project,
+            cat: self.cat,
+            class: self.project.class_of(self.id),
+            locals: &locals,
+        })
+    }
+
+    /// A name that is neither a local, a parameter nor a field: a type (or package) name.
+    pub fn is_type_name(&self, e: &Expr) -> bool {
+        self.with_typer(|t| t.is_type_name(e))
+    }
+
+    fn declare(&mut self, name: &str, ty: &str) {
+        self.types.insert(name.to_string(), ty.to_string());
+    }
+}
+
+/// What a walk reports; every method has an empty default.
+pub trait Visitor<'p> {
+    /// A call, after its receiver and arguments; `recv_is_type` says whether the receiver was
+    /// a type name before them (as the interpreter decides it).
+    fn call(&mut self, _body: &Body<'p>, _c: &'p Call, _recv_is_type: bool) {}
+    /// A method reference, where it is evaluated.
+    fn method_ref(&mut self, _body: &Body<'p>, _m: &'p MethodRef) {}
+    /// An object creation, after its arguments and anonymous class bodies.
+    fn new_object(&mut self, _body: &Body<'p>, _n: &'p New) {}
+    /// A loop statement, after its head and before its body.
+    fn loop_stmt(&mut self, _body: &Body<'p>, _s: &'p Stmt) {}
+}
+
+/// Walks the body of method `id` (nothing for a method without one).
+pub fn walk<'p>(project: &'p Project, cat: &'p Catalogue, id: MethodId, v: &mut dyn Visitor<'p>) {
+    let method = project.method(id);
+    let Some(b) = &method.body else { return };
+    let mut defs = Defs::new();
+    collect_defs(b, &mut defs);
+    let mut w = Walker {
+        body: Body {
+            project,
+            cat,
+            id,
+            method,
+            defs,
+            types: method
+                .params
+                .iter()
+                .map(|p| (p.name.clone(), p.ty.clone()))
+                .collect(),
+        },
+        v,
+    };
+    w.block(b);
+}
+
+struct Walker<'p, 'v> {
+    body: Body<'p>,
+    v: &'v mut dyn Visitor<'p>,
+}
+
+impl<'p> Walker<'p, '_> {
+    fn block(&mut self, b: &'p Block) {
+        for s in b {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &'p Stmt) {
+        match s {
+            Stmt::Local { ty, name, init, .. } => {
+                self.body.declare(name, ty);
+                if let Some(e) = init {
+                    self.expr(e);
+                }
+            }
+            Stmt::Expr(e) | Stmt::Throw(e) | Stmt::Return(Some(e), _) => self.expr(e),
+            Stmt::If { cond, then, els } => {
+                self.expr(cond);
+                self.block(then);
+                if let Some(e) = els {
+                    self.block(e);
+                }
+            }
+            Stmt::Loop {
+                head,
+                cond,
+                update,
+                body,
+                each,
+                ..
+            } => {
+                self.block(head);
+                self.v.loop_stmt(&self.body, s);
+                if let Some((ty, name, coll)) = each {
+                    self.expr(coll);
+                    self.body.declare(name, ty);
+                }
+                for _ in 0..LOOP_PASSES {
+                    if let Some(c) = cond {
+                        self.expr(c);
+                    }
+                    self.block(body);
+                    for u in update {
+                        self.expr(u);
+                    }
+                }
+            }
+            Stmt::Try {
+                resources,
+                body,
+                catches,
+                finally,
+            } => {
+                self.block(resources);
+                self.block(body);
+                for (param, c) in catches {
+                    if !param.is_empty() {
+                        self.body.declare(param, "");
+                    }
+                    self.block(c);
+                }
+                if let Some(f) = finally {
+                    self.block(f);
+                }
+            }
+            Stmt::Block(b) => self.block(b),
+            Stmt::Return(None, _) | Stmt::Jump | Stmt::Break | Stmt::Continue => {}
+        }
+    }
+
+    /// The scope's parameters are declared where a lambda or anonymous method is created.
+    fn declare_scope(&mut self, scope: ScopeId) {
+        let method = self.body.method;
+        if let Some(sc) = method.scopes.get(scope as usize) {
+            for (n, ty) in &sc.params {
+                self.body.declare(n, ty.as_deref().unwrap_or_default());
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &'p Expr) {
+        match e {
+            Expr::Call(c) => {
+                let recv_is_type = c.recv.as_ref().is_some_and(|r| self.body.is_type_name(r));
+                if let Some(r) = &c.recv
+                    && !recv_is_type
+                {
+                    self.expr(r);
+                }
+                for a in &c.args {
+                    self.expr(a);
+                }
+                self.v.call(&self.body, c, recv_is_type);
+            }
+            Expr::New(n) => {
+                for a in &n.args {
+                    self.expr(a);
+                }
+                for a in &n.anon {
+                    self.declare_scope(a.scope);
+                    self.block(&a.body);
+                }
+                self.v.new_object(&self.body, n);
+            }
+            Expr::Field(r, _, _) => {
+                if !matches!(**r, Expr::This(_)) && !self.body.is_type_name(r) {
+                    self.expr(r);
+                }
+            }
+            Expr::Lambda(l) => {
+                self.declare_scope(l.scope);
+                match &l.body {
+                    LambdaBody::Expr(x) => self.expr(x),
+                    LambdaBody::Block(b) => self.block(b),
+                }
+            }
+            Expr::MethodRef(m) => self.v.method_ref(&self.body, m),
+            // The target is a place, not evaluated (as in the interpreter).
+            Expr::Assign(a) => self.expr(&a.value),
+            Expr::Ternary(c, a, b, _) => {
+                self.expr(c);
+                self.expr(a);
+                self.expr(b);
+            }
+            Expr::Binary(b) => {
+                self.expr(&b.left);
+                self.expr(&b.right);
+            }
+            Expr::Not(x, _) | Expr::Cast(_, x, _) => self.expr(x),
+            Expr::Op(xs, _) => {
+                for x in xs {
+                    self.expr(x);
+                }
+            }
+            Expr::Switch(s, arms, _) => {
+                self.expr(s);
+                for a in arms {
+                    self.block(a);
+                }
+            }
+            Expr::Name(..)
+            | Expr::This(_)
+            | Expr::Str(..)
+            | Expr::Lit(..)
+            | Expr::Null(_)
+            | Expr::Opaque(_) => {}
+        }
+    }
+}
