@@ -1,6 +1,10 @@
 //! The framework catalogue: regions, sources, sinks and guards, read from `rules/*.toml`
 //! (embedded in the binary). The analysis engine consults only this data.
 
+mod model;
+
+pub use crate::dataflow::SourceKind;
+pub use crate::semantic::glob;
 use serde::Deserialize;
 use std::sync::OnceLock;
 
@@ -112,16 +116,6 @@ pub struct OperatorArgs {
     pub args: Vec<usize>,
 }
 
-#[derive(
-    Clone, Copy, Debug, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum SourceKind {
-    Random,
-    Clock,
-    Attempt,
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sources {
@@ -139,6 +133,9 @@ pub struct Sources {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceRow {
+    /// The row's id, reported with the findings it makes.
+    #[serde(default)]
+    pub id: String,
     pub kind: SourceKind,
     pub classes: Vec<String>,
     #[serde(default, rename = "static")]
@@ -158,6 +155,9 @@ pub struct SourceRow {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ParameterSource {
+    /// The row's id, reported with the findings it makes.
+    #[serde(default)]
+    pub id: String,
     pub kind: SourceKind,
     pub annotations: Vec<String>,
     /// The annotation's value, as a string or a dotted constant name.
@@ -209,6 +209,9 @@ pub struct SinkHeaders {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SinkConstructor {
+    /// The row's id, reported with the findings it makes.
+    #[serde(default)]
+    pub id: String,
     pub classes: Vec<String>,
     pub arg: usize,
 }
@@ -477,16 +480,6 @@ pub fn normalize(s: &str) -> String {
         .filter(|c| *c != '-' && *c != '_')
         .flat_map(|c| c.to_lowercase())
         .collect()
-}
-
-/// `pattern` may start and/or end with `*`.
-pub fn glob(pattern: &str, s: &str) -> bool {
-    match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
-        (Some(rest), _) if rest.ends_with('*') => s.contains(&rest[..rest.len() - 1]),
-        (Some(rest), _) => s.ends_with(rest),
-        (None, Some(prefix)) => s.starts_with(prefix),
-        (None, None) => s == pattern,
-    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Method summaries over the call graph: strongly connected components, callees first.
 
+use super::model::Model;
 use super::*;
-use crate::catalogue::Catalogue;
 use crate::semantic::{MethodId, Project};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -15,7 +15,7 @@ const MAX_ROUNDS: usize = 64;
 /// `calls` is the call graph among them (it does not depend on summaries).
 pub fn summarize(
     project: &Project,
-    cat: &Catalogue,
+    model: &dyn Model,
     ids: &[MethodId],
     calls: &HashMap<MethodId, Vec<MethodId>>,
 ) -> Summaries {
@@ -57,7 +57,7 @@ pub fn summarize(
             .par_iter()
             .map(|c| {
                 let id = sccs[*c][0];
-                (id, super::analyze(project, cat, &sums, id).summary)
+                (id, super::analyze(project, model, &sums, id).summary)
             })
             .collect();
         for (id, summary) in done {
@@ -67,7 +67,7 @@ pub fn summarize(
             for _ in 0..MAX_ROUNDS {
                 let next: Vec<(MethodId, Summary)> = sccs[c]
                     .par_iter()
-                    .map(|id| (*id, super::analyze(project, cat, &sums, *id).summary))
+                    .map(|id| (*id, super::analyze(project, model, &sums, *id).summary))
                     .collect();
                 let mut changed = false;
                 for (id, summary) in next {

@@ -63,7 +63,7 @@ impl<'p> Walk<'p> {
         };
         f(&Typer {
             project: self.project,
-            cat: self.cat,
+            factories: self.cat,
             class: self.project.class_of(self.id),
             locals: &locals,
         })

@@ -67,6 +67,7 @@ fn check(cx: &Context) -> Vec<Finding> {
             }
             let site = flow::SourceSite {
                 kind: crate::catalogue::SourceKind::Random,
+                row: String::new(),
                 span: e.span,
                 scope: e.scope,
                 label: e.label.clone(),
