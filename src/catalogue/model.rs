@@ -6,6 +6,7 @@ use crate::dataflow::model::{
     AnnotationUse, Check, Factories, Form, KeySink, Model, SideEffectMatch, Site, SourceKind,
     SourceMatch, StoreAccess,
 };
+use crate::workspace::scan::{EffectWords, SideEffectWords};
 
 /// Is one argument written as one of `wanted` (empty: no condition)?
 fn args_match(wanted: &[String], call: &dyn Site) -> bool {
@@ -285,4 +286,32 @@ impl Model for Catalogue {
 
 fn has_name(names: &[String], name: &str) -> bool {
     names.iter().any(|m| m == name)
+}
+
+impl Catalogue {
+    /// The words of key sinks and side effects the prefilter looks for in a file.
+    pub fn effect_words(&self) -> EffectWords<'_> {
+        let sinks = &self.sinks;
+        EffectWords {
+            sink_methods: &sinks.methods.names,
+            key_classes: sinks.constructor.iter().flat_map(|c| &c.classes).collect(),
+            header_names: &sinks.headers.names,
+            param_contains: &sinks.parameters.contains,
+            param_equals: &sinks.parameters.equals,
+            side_effects: self
+                .side_effects
+                .side_effect
+                .iter()
+                .map(|se| SideEffectWords {
+                    classes: &se.classes,
+                    methods: se
+                        .static_methods
+                        .iter()
+                        .chain(&se.instance)
+                        .chain(&se.services)
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
 }
