@@ -438,6 +438,7 @@ fn diagnostic(rule: &'static Rule, d: &Directive, text: &str, message: String) -
         via: None,
         sinks: Vec::new(),
         regions: Vec::new(),
+        rows: Default::default(),
         fingerprint: String::new(),
     }
 }

@@ -119,6 +119,7 @@ impl<'p> Walk<'p> {
                         },
                         scheduler: false,
                         parts: vec![Part::Scopes(self.id, vec![*scope])],
+                        row: String::new(),
                     });
                 }
                 if let Some((ty, name, coll)) = each {
@@ -246,6 +247,7 @@ impl<'p> Walk<'p> {
                     },
                     scheduler: row.scheduler,
                     parts,
+                    row: row.id.clone(),
                 });
             }
         }
@@ -279,6 +281,7 @@ impl<'p> Walk<'p> {
                     },
                     scheduler: false,
                     parts,
+                    row: row.id.clone(),
                 });
             }
         }
