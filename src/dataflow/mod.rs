@@ -17,6 +17,8 @@ mod interp;
 mod locks;
 mod method_refs;
 pub mod model;
+#[cfg(test)]
+mod model_tests;
 mod objects;
 mod place;
 mod shapes;
