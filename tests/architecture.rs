@@ -209,3 +209,38 @@ fn the_checks_see_what_they_are_about() {
     assert_eq!(long_functions(&long).len(), 1);
     assert!(long_functions("fn g() {\n    y();\n}\n").is_empty());
 }
+
+/// The layers each file of one top-level module names.
+fn layers_named_by(module: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let layers: BTreeSet<String> = files.iter().map(|f| layer_of(f)).collect();
+    files
+        .iter()
+        .filter(|f| layer_of(f) == module)
+        .map(|f| {
+            let text = std::fs::read_to_string(f).expect("a readable source file");
+            (f.display().to_string(), named_layers(&code(&text), &layers))
+        })
+        .collect()
+}
+
+/// The data-flow engine knows frameworks only through its model interface
+/// (`dataflow::model::Model`), which the catalogue implements: it never reads the catalogue,
+/// and neither does the semantic model it builds on.
+#[test]
+fn the_engine_does_not_read_the_catalogue() {
+    for module in ["dataflow", "semantic"] {
+        let named = layers_named_by(module);
+        assert!(named.len() > 1, "{module}: no files found");
+        let readers: Vec<&String> = named
+            .iter()
+            .filter(|(_, ls)| ls.contains("catalogue"))
+            .map(|(f, _)| f)
+            .collect();
+        assert!(
+            readers.is_empty(),
+            "{module} files that name the catalogue: {readers:?}"
+        );
+    }
+}

@@ -621,3 +621,135 @@ fn an_unseen_dependency_resolves_in_the_same_build_from_its_root() {
         );
     }
 }
+
+/// A user's catalogue rows with ids: each finding names the rows that made it, in JSON and in
+/// SARIF, and the ids do not change its fingerprint.
+#[test]
+fn findings_name_the_catalogue_rows_that_made_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("PayoutJob.java"),
+        r#"package com.acme.payouts;
+
+import com.acme.platform.ids.Tickets;
+import com.acme.platform.ledger.Ledger;
+import com.acme.platform.ledger.TransferRequest;
+import com.acme.platform.retry.Resilient;
+
+public class PayoutJob {
+    private final Ledger ledger;
+
+    public PayoutJob(Ledger ledger) {
+        this.ledger = ledger;
+    }
+
+    @Resilient(attempts = 5)
+    public void payout(String account, long cents) {
+        String ticket = Tickets.next();
+        ledger.submit(new TransferRequest(ticket, account, cents));
+    }
+
+    @Resilient(attempts = 5)
+    public void notifyOwner(String owner) {
+        ledger.post(owner);
+    }
+}
+"#,
+    )
+    .unwrap();
+    let catalogue = |ids: bool| {
+        let id = |s: &str| {
+            if ids {
+                format!("id = \"{s}\"\n")
+            } else {
+                String::new()
+            }
+        };
+        format!(
+            r#"[[regions.annotation]]
+id = "acme-resilient"
+annotations = ["com.acme.platform.retry.Resilient"]
+label = "@Resilient method"
+
+[[sources.source]]
+{}kind = "random"
+classes = ["com.acme.platform.ids.Tickets"]
+static = ["next"]
+
+[[sinks.constructor]]
+{}classes = ["com.acme.platform.ledger.TransferRequest"]
+arg = 0
+
+[[side_effect]]
+id = "acme-ledger-post"
+classes = ["com.acme.platform.ledger.Ledger"]
+instance = ["post"]
+label = "a ledger posting"
+"#,
+            id("acme-ticket"),
+            id("acme-transfer-request")
+        )
+    };
+    let run = |ids: bool, format: &str| {
+        let cat = dir.path().join(format!("catalogue-{ids}.toml"));
+        std::fs::write(&cat, catalogue(ids)).unwrap();
+        let out = retrylint()
+            .args(["check", "--no-cache", "--format", format, "--catalogue"])
+            .arg(&cat)
+            .arg(dir.path().join("PayoutJob.java"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let v = run(true, "json");
+    let rows = |rule: &str| {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == rule)
+            .unwrap_or_else(|| panic!("an {rule} finding in {v:#}"))["rows"]
+            .clone()
+    };
+    assert_eq!(
+        rows("RL001"),
+        serde_json::json!({
+            "source": ["acme-ticket"],
+            "sink": ["acme-transfer-request"],
+            "region": ["acme-resilient"],
+            "side_effect": [],
+        })
+    );
+    assert_eq!(
+        rows("RL004"),
+        serde_json::json!({
+            "source": [],
+            "sink": [],
+            "region": ["acme-resilient"],
+            "side_effect": ["acme-ledger-post"],
+        })
+    );
+    let sarif = run(true, "sarif");
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "RL001", "{sarif:#}");
+    assert_eq!(
+        result["properties"]["retrylint/rows"]["source"],
+        serde_json::json!(["acme-ticket"])
+    );
+    // Not part of the fingerprint: the same findings without the ids have the same ones.
+    let fingerprints = |v: &serde_json::Value| -> Vec<String> {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["fingerprint"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let without = run(false, "json");
+    assert_eq!(fingerprints(&v), fingerprints(&without));
+    assert_eq!(
+        without["findings"][0]["rows"]["source"],
+        serde_json::json!([])
+    );
+}

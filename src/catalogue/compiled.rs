@@ -2,6 +2,7 @@
 //! schema, checked for row ids, merged in order, the disabled rows left out, and the rows' name
 //! lists joined into what the engine looks up.
 
+pub use crate::semantic::glob;
 use super::schema::*;
 use std::collections::{HashMap, HashSet};
 
@@ -546,12 +547,3 @@ pub fn normalize(s: &str) -> String {
         .collect()
 }
 
-/// `pattern` may start and/or end with `*`.
-pub fn glob(pattern: &str, s: &str) -> bool {
-    match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
-        (Some(rest), _) if rest.ends_with('*') => s.contains(&rest[..rest.len() - 1]),
-        (Some(rest), _) => s.ends_with(rest),
-        (None, Some(prefix)) => s.starts_with(prefix),
-        (None, None) => s == pattern,
-    }
-}

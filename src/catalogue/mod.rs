@@ -6,6 +6,7 @@
 //! - `compiled`: files merged into the [`Catalogue`] the engine queries, disabled rows left out.
 
 mod compiled;
+mod model;
 mod rows;
 pub mod schema;
 

@@ -124,25 +124,7 @@ pub struct OperatorArgs {
     pub args: Vec<usize>,
 }
 
-#[derive(
-    Clone, Copy, Debug, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum SourceKind {
-    Random,
-    Clock,
-    Attempt,
-}
-
-impl SourceKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceKind::Random => "random",
-            SourceKind::Clock => "clock",
-            SourceKind::Attempt => "attempt",
-        }
-    }
-}
+pub use crate::dataflow::SourceKind;
 
 /// Per-attempt values: `[[sources.source]]`, `[[sources.counter]]`, `[[sources.parameter]]`,
 /// `[[sources.factory]]`, `[[sources.coarse]]`.

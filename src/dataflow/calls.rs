@@ -1,10 +1,11 @@
 //! Calls: catalogue sources, sinks and side effects, and project methods through their summaries.
 
 use super::cx::*;
+use super::model::{AnnotationUse, SourceKind, StoreAccess};
 use super::place::*;
 use super::shapes::Shape;
+use super::site::CallSite;
 use super::*;
-use crate::catalogue::{SourceKind, glob};
 use crate::java::ir::*;
 use crate::semantic::{Loc, MethodId, TypeRef};
 use std::collections::BTreeMap;
@@ -33,22 +34,15 @@ impl Cx<'_> {
             _ => Taint::new(),
         };
         // Generate-once maps: the lambda runs only when the key is absent.
-        let once_arg = self
-            .cat
-            .guards
-            .compute_once
-            .iter()
-            .find(|g| g.methods.contains(&c.name))
-            .map(|g| g.arg)
-            .filter(|_| {
-                c.recv
-                    .as_ref()
-                    .and_then(|r| self.place_of(r))
-                    .is_some_and(|p| p.on_this())
-            });
+        let once_arg = self.model.compute_once_arg(&c.name).filter(|_| {
+            c.recv
+                .as_ref()
+                .and_then(|r| self.place_of(r))
+                .is_some_and(|p| p.on_this())
+        });
         let mut args = Vec::with_capacity(c.args.len());
         let outer_guard = self.guarded;
-        if self.cat.guards.cluster_locks.wrappers.contains(&c.name) {
+        if self.model.is_lock_wrapper(&c.name) {
             self.guarded = true;
         }
         for (i, a) in c.args.iter().enumerate() {
@@ -76,15 +70,15 @@ impl Cx<'_> {
 
     pub(super) fn eval_call_inner(&mut self, c: &Call) -> Taint {
         let (recv_is_type, recv_t, args) = self.eval_call_operands(c);
-        if self.cat.sources.counter_methods.contains(&c.name)
+        if self.model.is_counter_increment(&c.name)
             && let Some(place) = c.recv.as_ref().and_then(|r| self.counter_place(r))
         {
             let label = format!("{}.{}()", place.variable_name().unwrap_or_default(), c.name);
             return self.counter(&place, c.span, label);
         }
-        if let Some(kind) = self.source_of_call(c) {
+        if let Some((kind, row)) = self.source_of_call(c) {
             let label = self.call_label(c);
-            let t = self.fresh(kind, c.span, c.scope, label, None);
+            let t = self.fresh(kind, &row, c.span, c.scope, label, None);
             // `rnd.nextBytes(buf)` fills its argument.
             for a in &c.args {
                 if let Some(p) = self
@@ -136,12 +130,12 @@ impl Cx<'_> {
             return self.project_call(c, &targets, on_this, &recv_t, &args, &here);
         }
 
-        if self.coarse_call(c) {
+        if let Some(kinds) = self.coarse_call(c) {
             let mut t = recv_t;
             for a in args {
                 union(&mut t, &a);
             }
-            return self.strip_kinds(t);
+            return self.strip_kinds(t, &kinds);
         }
         // An unknown call with a per-attempt argument or receiver returns a per-attempt value;
         // builders and appenders keep what they were given.
@@ -163,79 +157,55 @@ impl Cx<'_> {
     /// Catalogue effects of a call: side effects, key sinks, idempotency headers, durable
     /// stores and persisted entities.
     fn call_effects(&mut self, c: &Call, recv_t: &Taint, args: &[Taint], here: &Loc) {
-        if let Some(label) = self.side_effect_of(c) {
+        if let Some((label, row)) = self.side_effect_of(c) {
             let keyed = recv_t.contains(&Origin::Keyed)
                 || args.iter().any(|a| a.contains(&Origin::Keyed))
                 || c.args
                     .iter()
                     .zip(args)
                     .any(|(a, t)| self.is_key_carrier_param(a, t));
-            self.effect(EffectKind::SideEffect { keyed }, here.span, label, c.scope);
-        }
-        // Key sinks by method name, on any receiver.
-        if let Some(arg) = self.cat.key_sink_arg(&c.name)
-            && let Some(t) = args.get(arg)
-        {
-            let t = t.clone();
-            let label = self.sink_label(c);
-            self.effect(EffectKind::KeySink, here.span, label.clone(), c.scope);
-            self.sink(
-                &t,
-                SinkRef {
-                    loc: here.clone(),
-                    label,
-                    at_argument: false,
-                },
+            self.effect(
+                EffectKind::SideEffect { keyed },
+                here.span,
+                label,
+                row,
                 c.scope,
-                c.span,
             );
+        }
+        let site = CallSite::call(self, c);
+        let sinks: Vec<(usize, String)> = self
+            .model
+            .key_sinks(&site)
+            .iter()
+            .map(|k| (k.arg, k.row.to_string()))
+            .collect();
+        let header = self.model.key_header(&site);
+        // Key sinks by method name, on any receiver.
+        for (arg, row) in sinks {
+            let Some(t) = args.get(arg).cloned() else {
+                continue;
+            };
+            self.key_sink(&t, here, self.sink_label(c), row, c);
         }
         // Idempotency headers.
-        if self.cat.sinks.headers.setters.contains(&c.name)
-            && c.args.len() >= 2
-            && let Some(h) = self.project.constant(self.class, &c.args[0])
-            && self.cat.is_idempotency_header(&h)
+        if let Some(h) = header
+            && let Some(t) = args.get(1).cloned()
         {
-            let t = args[1].clone();
-            self.effect(
-                EffectKind::KeySink,
-                here.span,
-                format!("the `{h}` header"),
-                c.scope,
-            );
-            self.sink(
-                &t,
-                SinkRef {
-                    loc: here.clone(),
-                    label: format!("the `{h}` header"),
-                    at_argument: false,
-                },
-                c.scope,
-                c.span,
-            );
+            self.key_sink(&t, here, format!("the `{h}` header"), String::new(), c);
         }
         // Durable stores (`ctx.setAttribute("key", v)`).
-        for s in &self.cat.guards.store {
-            if s.writes.contains(&c.name)
-                && let Some(owner) = c.recv.as_ref().and_then(|r| self.place_of(r))
-                && let Some(key) = c
-                    .args
-                    .get(s.key_arg)
-                    .and_then(|k| self.project.constant(self.class, k))
-                && let Some(v) = args.get(s.value_arg)
-            {
-                self.assign_place(Place::entry(owner, &key), v.clone(), true, Some(c.span));
-            }
+        if let Some(StoreAccess::Write { key_arg, value_arg }) = self.model.store(&c.name)
+            && let Some(owner) = c.recv.as_ref().and_then(|r| self.place_of(r))
+            && let Some(key) = c
+                .args
+                .get(key_arg)
+                .and_then(|k| self.project.constant(self.class, k))
+            && let Some(v) = args.get(value_arg)
+        {
+            self.assign_place(Place::entry(owner, &key), v.clone(), true, Some(c.span));
         }
         // Persisting an entity makes its generate-once values durable.
-        if self
-            .cat
-            .guards
-            .persist
-            .prefixes
-            .iter()
-            .any(|p| c.name.starts_with(p.as_str()))
-        {
+        if self.model.is_persist(&c.name) {
             for a in &c.args {
                 if let Some(p) = self.place_of(a) {
                     self.persisted.push((p.clone(), self.stores.len()));
@@ -256,6 +226,28 @@ impl Cx<'_> {
         }
     }
 
+    /// A key sink of the model at a call: an effect here, and the flow of `t` into it.
+    fn key_sink(&mut self, t: &Taint, here: &Loc, label: String, row: String, c: &Call) {
+        self.effect(
+            EffectKind::KeySink,
+            here.span,
+            label.clone(),
+            row.clone(),
+            c.scope,
+        );
+        self.sink(
+            t,
+            SinkRef {
+                loc: here.clone(),
+                label,
+                at_argument: false,
+                row,
+            },
+            c.scope,
+            c.span,
+        );
+    }
+
     /// A call of project methods: their summaries applied to the arguments.
     fn project_call(
         &mut self,
@@ -267,7 +259,7 @@ impl Cx<'_> {
         here: &Loc,
     ) -> Taint {
         let mut result = Taint::new();
-        let mut hits_effects: Vec<(Span, String)> = Vec::new();
+        let mut hits_effects: Vec<(Span, String, String)> = Vec::new();
         let mut shape_out: Option<Shape> = None;
         let sums = self.sums;
         for m in targets {
@@ -292,7 +284,7 @@ impl Cx<'_> {
                 }
                 if sink.at_argument {
                     // A key parameter of a client method: the request goes out here.
-                    let key_sink = (here.span, sink.label.clone());
+                    let key_sink = (here.span, sink.label.clone(), sink.row.clone());
                     hits_effects.push(key_sink);
                 }
                 hits.push((t, self.at_argument(sink, c.args.get(idx).map(|a| a.span()))));
@@ -325,7 +317,7 @@ impl Cx<'_> {
             let mut fresh_of = BTreeMap::new();
             for d in s.ret_sources.values() {
                 let label = format!("{}() (which returns {})", c.name, d.label);
-                let t = self.fresh(d.kind, c.span, c.scope, label, Some(d.clone()));
+                let t = self.fresh(d.kind, "", c.span, c.scope, label, Some(d.clone()));
                 union(&mut result, &t);
                 fresh_of.insert(d.kind, t);
             }
@@ -362,7 +354,7 @@ impl Cx<'_> {
                     .collect();
                 for (f, d) in fs {
                     let label = format!("{}() (which stores {} in `{f}`)", c.name, d.label);
-                    let t = self.fresh(d.kind, c.span, c.scope, label, Some(d));
+                    let t = self.fresh(d.kind, "", c.span, c.scope, label, Some(d));
                     self.env.insert(Place::this(&f), t);
                 }
             }
@@ -372,8 +364,8 @@ impl Cx<'_> {
         }
         hits_effects.sort();
         hits_effects.dedup();
-        for (span, label) in hits_effects {
-            self.effect(EffectKind::KeySink, span, label, c.scope);
+        for (span, label, row) in hits_effects {
+            self.effect(EffectKind::KeySink, span, label, row, c.scope);
         }
         result
     }
@@ -390,104 +382,53 @@ impl Cx<'_> {
         }
     }
 
-    pub(super) fn source_of_call(&self, c: &Call) -> Option<SourceKind> {
-        if !self.cat.may_be_source(&c.name) {
+    /// A per-attempt source of the model: its kind and row.
+    pub(super) fn source_of_call(&self, c: &Call) -> Option<(SourceKind, String)> {
+        if !self.model.may_be_source(&c.name) {
             return None;
         }
-        let rows = &self.cat.sources.source;
-        match &c.recv {
-            Some(r) if self.is_type_name(r) => {
-                let t = self.resolve(&r.dotted()?);
-                rows.iter()
-                    .find(|row| {
-                        row.static_methods.iter().any(|m| glob(m, &c.name))
-                            && row.classes.iter().any(|k| self.project.type_is(&t, k))
-                            && args_match(&row.args_any, c)
-                    })
-                    .map(|r| r.kind)
-            }
-            Some(r) => {
-                let t = self.type_of(r);
-                rows.iter()
-                    .find(|row| {
-                        row.instance.iter().any(|m| glob(m, &c.name))
-                            && match &t {
-                                Some(t) if t.is_known() => {
-                                    row.classes.iter().any(|k| self.project.type_is(t, k))
-                                }
-                                _ => row.any_receiver,
-                            }
-                            && args_match(&row.args_any, c)
-                    })
-                    .map(|r| r.kind)
-            }
-            None => {
-                // A static import, unless a method of the enclosing classes shadows it.
-                if !self.project.resolve_call(self.class, c, None).is_empty() {
-                    return None;
-                }
-                let owners = self.project.static_import_class(self.file(), &c.name);
-                rows.iter()
-                    .find(|row| {
-                        row.static_methods.iter().any(|m| glob(m, &c.name))
-                            && owners.iter().any(|o| row.classes.iter().any(|k| k == o))
-                            && args_match(&row.args_any, c)
-                    })
-                    .map(|r| r.kind)
-            }
-        }
+        let m = self.model.source(&CallSite::call(self, c))?;
+        Some((m.kind, m.row.to_string()))
     }
 
     /// A parameter the framework fills in with a per-attempt value (`@Header(DELIVERY_ATTEMPT)`).
-    pub(super) fn parameter_source(&self, p: &Param) -> Option<SourceKind> {
-        for row in &self.cat.sources.parameter {
-            for a in &p.annotations {
-                let t = self.resolve(&a.name);
-                if !row.annotations.iter().any(|x| self.project.type_is(&t, x)) {
-                    continue;
-                }
-                let value = a
-                    .args
-                    .iter()
-                    .find(|(k, _)| k.is_none() || matches!(k.as_deref(), Some("value" | "name")));
-                if let Some((_, v)) = value {
-                    let text = match v.peel() {
-                        Expr::Str(s, _) => Some(s.clone()),
-                        other => other.dotted(),
-                    };
-                    if text.is_some_and(|t| {
-                        row.values
-                            .iter()
-                            .any(|w| *w == t || w.ends_with(&format!(".{t}")))
-                    }) {
-                        return Some(row.kind);
-                    }
-                }
-            }
+    pub(super) fn parameter_source(&self, p: &Param) -> Option<(SourceKind, String)> {
+        if p.annotations.is_empty() {
+            return None;
         }
-        None
+        let types: Vec<TypeRef> = p
+            .annotations
+            .iter()
+            .map(|a| self.resolve(&a.name))
+            .collect();
+        let tests: Vec<_> = types
+            .iter()
+            .map(|t| move |x: &str| self.project.type_is(t, x))
+            .collect();
+        let uses: Vec<AnnotationUse<'_>> = p
+            .annotations
+            .iter()
+            .zip(&tests)
+            .map(|(a, is)| AnnotationUse {
+                is,
+                value: annotation_value(a).and_then(|v| match v.peel() {
+                    Expr::Str(s, _) => Some(s.clone()),
+                    other => other.dotted(),
+                }),
+            })
+            .collect();
+        let m = self.model.parameter_source(&uses)?;
+        Some((m.kind, m.row.to_string()))
     }
 
-    pub(super) fn coarse_call(&self, c: &Call) -> bool {
-        let co = &self.cat.sources.coarse;
-        if c.recv.as_ref().is_some_and(|r| !self.is_type_name(r)) && co.instance.contains(&c.name) {
-            return true;
-        }
-        if let Some(r) = &c.recv
-            && self.is_type_name(r)
-            && let Some(d) = r.dotted()
-        {
-            let t = self.resolve(&d);
-            return co
-                .static_methods
-                .iter()
-                .any(|s| s.methods.contains(&c.name) && self.project.type_is(&t, &s.class));
-        }
-        false
+    /// A library call whose result drops some kinds of per-attempt values: the kinds it drops.
+    pub(super) fn coarse_call(&self, c: &Call) -> Option<Vec<SourceKind>> {
+        self.model
+            .coarse_step(&CallSite::call(self, c))
+            .map(<[SourceKind]>::to_vec)
     }
 
-    pub(super) fn strip_kinds(&self, t: Taint) -> Taint {
-        let kinds = &self.cat.sources.coarse.kinds;
+    pub(super) fn strip_kinds(&self, t: Taint, kinds: &[SourceKind]) -> Taint {
         t.into_iter()
             .filter(|o| match o {
                 Origin::Fresh(i) => !kinds.contains(&self.out.sources[*i as usize].kind),
@@ -501,61 +442,26 @@ impl Cx<'_> {
     }
 
     pub(super) fn is_key_sink_call(&self, c: &Call) -> bool {
-        self.cat.key_sink_arg(&c.name).is_some()
-            || (self.cat.sinks.headers.setters.contains(&c.name)
-                && c.args.len() >= 2
-                && self
-                    .project
-                    .constant(self.class, &c.args[0])
-                    .is_some_and(|h| self.cat.is_idempotency_header(&h)))
+        let site = CallSite::call(self, c);
+        !self.model.key_sinks(&site).is_empty() || self.model.key_header(&site).is_some()
     }
 
     /// Request options received from the caller (`RequestOptions options` parameter).
     pub(super) fn is_key_carrier_param(&self, arg: &Expr, t: &Taint) -> bool {
         t.iter()
             .any(|o| matches!(o, Origin::Param(_) | Origin::ParamField(..)))
-            && self.type_of(arg).is_some_and(|ty| {
-                self.cat
-                    .side_effects
-                    .key_carriers
-                    .iter()
-                    .any(|k| self.project.type_is(&ty, k))
-            })
+            && self
+                .type_of(arg)
+                .is_some_and(|ty| self.model.is_key_carrier(&|k| self.project.type_is(&ty, k)))
     }
 
-    /// A known non-idempotent call (`Charge.create(params)`, `client.refunds().create(…)`).
-    pub(super) fn side_effect_of(&self, c: &Call) -> Option<String> {
-        let r = c.recv.as_ref()?;
+    /// A known non-idempotent call (`Charge.create(params)`, `client.refunds().create(…)`):
+    /// its label and row.
+    pub(super) fn side_effect_of(&self, c: &Call) -> Option<(String, String)> {
+        c.recv.as_ref()?;
+        let m = self.model.side_effect(&CallSite::call(self, c))?;
         let text = format!("{}(…)", self.call_label(c).trim_end_matches("()"));
-        for row in &self.cat.side_effects.side_effect {
-            let matches_class =
-                |t: &TypeRef| row.classes.iter().any(|k| self.project.type_is(t, k));
-            let hit = if self.is_type_name(r) {
-                row.static_methods.contains(&c.name)
-                    && r.dotted().is_some_and(|d| matches_class(&self.resolve(&d)))
-            } else if !row.instance.contains(&c.name) {
-                false
-            } else if !row.services.is_empty() {
-                // `client.charges().create(…)`, `client.v1().charges().create(…)`
-                match r.peel() {
-                    Expr::Call(svc) if row.services.contains(&svc.name) => {
-                        let mut root = svc.recv.as_ref();
-                        while let Some(Expr::Call(x)) = root.map(|e| e.peel()) {
-                            root = x.recv.as_ref();
-                        }
-                        root.and_then(|x| self.type_of(x))
-                            .is_some_and(|t| matches_class(&t))
-                    }
-                    _ => false,
-                }
-            } else {
-                self.type_of(r).is_some_and(|t| matches_class(&t))
-            };
-            if hit {
-                return Some(format!("{} `{text}`", row.label));
-            }
-        }
-        None
+        Some((format!("{} `{text}`", m.label), m.row.to_string()))
     }
 
     /// A key parameter is shown at the argument that feeds it, in this method.
@@ -568,26 +474,19 @@ impl Cx<'_> {
                 },
                 label: sink.label.clone(),
                 at_argument: false,
+                row: sink.row.clone(),
             },
             _ => sink.clone(),
         }
     }
 }
 
-/// Is one argument written as one of `wanted` (empty: no condition)?
-pub(super) fn args_match(wanted: &[String], c: &Call) -> bool {
-    wanted.is_empty()
-        || c.args.iter().any(|a| {
-            let text = match a.peel() {
-                Expr::Str(s, _) => Some(s.clone()),
-                other => other.dotted(),
-            };
-            text.is_some_and(|t| {
-                wanted
-                    .iter()
-                    .any(|w| *w == t || w.ends_with(&format!(".{t}")))
-            })
-        })
+/// The value of an annotation: its only argument, or the one named `value` or `name`.
+pub(super) fn annotation_value(a: &Annotation) -> Option<&Expr> {
+    a.args
+        .iter()
+        .find(|(k, _)| k.is_none() || matches!(k.as_deref(), Some("value" | "name")))
+        .map(|(_, v)| v)
 }
 
 /// Calls that put their arguments into the receiver (`StringBuilder.append`, `List.add`).

@@ -1,9 +1,9 @@
 //! The interpreter's state for one method, and the helpers every part of it uses.
 
+use super::model::{Model, SourceKind, StoreAccess};
 use super::place::*;
 use super::shapes::Shape;
 use super::*;
-use crate::catalogue::{Catalogue, SourceKind};
 use crate::java::ir::*;
 use crate::semantic::{
     ClassRef, DeclaredSoFar, Defs, Loc, MethodId, Project, TypeRef, Typer, collect_defs,
@@ -11,7 +11,7 @@ use crate::semantic::{
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Analyse one method with the given callee summaries.
-pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodId) -> MethodFlow {
+pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: MethodId) -> MethodFlow {
     let method = project.method(id);
     let mut defs = Defs::new();
     if let Some(b) = &method.body {
@@ -19,7 +19,7 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
     }
     let mut cx = Cx {
         project,
-        cat,
+        model,
         sums,
         id,
         class: project.class_of(id),
@@ -47,9 +47,9 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
     };
     for (i, p) in method.params.iter().enumerate() {
         let origin = match cx.parameter_source(p) {
-            Some(kind) => {
+            Some((kind, row)) => {
                 let label = format!("parameter `{}`", p.name);
-                cx.fresh(kind, p.span, 0, label, None)
+                cx.fresh(kind, &row, p.span, 0, label, None)
             }
             None => [Origin::Param(i as u16)].into(),
         };
@@ -73,6 +73,7 @@ pub fn analyze(project: &Project, cat: &Catalogue, sums: &Summaries, id: MethodI
                 let s = &cx.out.sources[*i as usize];
                 let desc = s.via.clone().unwrap_or_else(|| SourceDesc {
                     kind: s.kind,
+                    row: s.row.clone(),
                     label: s.label.clone(),
                     loc: Loc {
                         file: id.0,
@@ -125,7 +126,7 @@ pub(super) struct Guard {
 
 pub(super) struct Cx<'p> {
     pub(super) project: &'p Project,
-    pub(super) cat: &'p Catalogue,
+    pub(super) model: &'p dyn Model,
     pub(super) sums: &'p Summaries,
     pub(super) id: MethodId,
     pub(super) class: ClassRef,
@@ -200,7 +201,7 @@ impl<'p> Cx<'p> {
         };
         f(&Typer {
             project: self.project,
-            cat: self.cat,
+            factories: self.model,
             class: self.class,
             locals: &locals,
         })
@@ -257,16 +258,16 @@ impl<'p> Cx<'p> {
                 return Some(p);
             }
         }
-        for s in &self.cat.guards.store {
-            if s.reads.contains(&c.name) {
+        match self.model.store(&c.name) {
+            Some(StoreAccess::Read { key_arg }) => {
                 let key = c
                     .args
-                    .get(s.key_arg)
+                    .get(key_arg)
                     .and_then(|k| self.project.constant(self.class, k))?;
-                return Some(Place::entry(owner, &key));
+                Some(Place::entry(owner, &key))
             }
+            _ => None,
         }
-        None
     }
 
     /// Does a value stored at `place` outlive the attempt?
@@ -281,9 +282,12 @@ impl<'p> Cx<'p> {
             .is_some_and(|owner| self.method.params.iter().any(|p| p.name == owner))
     }
 
+    /// A per-attempt value evaluated here. `row`: the model's row for a source evaluated here
+    /// (empty for one the engine knows itself, or a callee's, which `via` carries).
     pub(super) fn fresh(
         &mut self,
         kind: SourceKind,
+        row: &str,
         span: Span,
         scope: ScopeId,
         label: String,
@@ -295,6 +299,7 @@ impl<'p> Cx<'p> {
         let i = self.out.sources.len() as u32;
         self.out.sources.push(SourceSite {
             kind,
+            row: row.to_string(),
             span,
             scope,
             label,
@@ -341,11 +346,19 @@ impl<'p> Cx<'p> {
     }
 
     /// A key sink or a known side effect executes here (for RL004 and RL005).
-    pub(super) fn effect(&mut self, kind: EffectKind, span: Span, label: String, scope: ScopeId) {
+    pub(super) fn effect(
+        &mut self,
+        kind: EffectKind,
+        span: Span,
+        label: String,
+        row: String,
+        scope: ScopeId,
+    ) {
         self.out.effects.push(Effect {
             kind,
             span,
             label,
+            row,
             scope,
             guarded: self.guarded,
         });

@@ -1,8 +1,8 @@
 //! Expression evaluation: the origins of an expression's value.
 
 use super::cx::*;
+use super::model::SourceKind;
 use super::place::*;
-use crate::catalogue::SourceKind;
 use crate::java::ir::*;
 
 impl Cx<'_> {
@@ -185,7 +185,7 @@ impl Cx<'_> {
         if decl == Some(self.cur_scope) {
             return Taint::new();
         }
-        let t = self.fresh(SourceKind::Attempt, span, self.cur_scope, label, None);
+        let t = self.fresh(SourceKind::Attempt, "", span, self.cur_scope, label, None);
         if let Some(Origin::Fresh(i)) = t.iter().next() {
             self.out.sources[*i as usize].counter_decl = Some(decl);
         }

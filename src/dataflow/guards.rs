@@ -1,6 +1,7 @@
 //! Generate-once guards: a value generated only when the key is absent, and stored where the guard reads, is stable.
 
 use super::cx::*;
+use super::model::Check;
 use super::place::*;
 use crate::java::ir::*;
 use std::collections::HashMap;
@@ -17,7 +18,7 @@ impl Cx<'_> {
             self.read_place.insert(name.to_string(), p);
         }
         if let Expr::Call(c) = e.peel()
-            && self.cat.guards.first_attempt.contains(&c.name)
+            && self.model.check(&c.name) == Some(Check::FirstAttempt)
         {
             self.first_attempt_vars.insert(name.to_string());
         }
@@ -57,7 +58,7 @@ impl Cx<'_> {
                     });
                 }
                 let is_counter = match x.peel() {
-                    Expr::Call(c) => self.cat.guards.first_attempt.contains(&c.name),
+                    Expr::Call(c) => self.model.check(&c.name) == Some(Check::FirstAttempt),
                     Expr::Name(n, _) => self.first_attempt_vars.contains(n),
                     _ => false,
                 };
@@ -84,8 +85,9 @@ impl Cx<'_> {
                 g
             }),
             Expr::Call(c) => {
-                let absent = self.cat.guards.absence_methods.contains(&c.name);
-                let present = self.cat.guards.presence_methods.contains(&c.name);
+                let check = self.model.check(&c.name);
+                let absent = check == Some(Check::Absent);
+                let present = check == Some(Check::Present);
                 if !absent && !present {
                     return None;
                 }
@@ -185,7 +187,7 @@ impl Cx<'_> {
 
     /// `Optional.ofNullable(place).orElseGet(…)`: the place whose absence the supplier fills.
     pub(super) fn fallback_place(&self, c: &Call) -> Option<Place> {
-        if !self.cat.guards.absent_fallbacks.contains(&c.name) {
+        if !self.model.is_absent_fallback(&c.name) {
             return None;
         }
         let Expr::Call(of) = c.recv.as_ref()?.peel() else {

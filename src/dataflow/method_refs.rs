@@ -3,8 +3,8 @@
 use super::calls::mutated_root;
 use super::cx::*;
 use super::place::*;
+use super::site::CallSite;
 use super::*;
-use crate::catalogue::glob;
 use crate::java::ir::*;
 use crate::semantic::MethodId;
 
@@ -14,7 +14,10 @@ impl Cx<'_> {
     pub(super) fn eval_method_ref(&mut self, m: &MethodRef) -> Taint {
         self.method_ref_edge(m, m.scope);
         // `opt.ifPresent(options::setIdempotencyKey)`: the builder gets a key.
-        if self.cat.key_sink_arg(&m.name).is_some()
+        if !self
+            .model
+            .key_sinks(&CallSite::method_ref(self, m))
+            .is_empty()
             && let Some(p) = self.place_of(mutated_root(&m.recv))
         {
             self.env.entry(p).or_default().insert(Origin::Keyed);
@@ -24,35 +27,11 @@ impl Cx<'_> {
             m.recv.dotted().unwrap_or_else(|| "this".into()),
             m.name
         );
-        let rows = &self.cat.sources.source;
-        if self.is_type_name(&m.recv)
-            && let Some(d) = m.recv.dotted()
-        {
-            let t = self.resolve(&d);
-            let kind = rows
-                .iter()
-                .find(|row| {
-                    row.classes.iter().any(|k| self.project.type_is(&t, k))
-                        && (row.static_methods.iter().any(|x| glob(x, &m.name))
-                            || row.instance.iter().any(|x| glob(x, &m.name))
-                            || (row.constructor && m.name == "new"))
-                })
-                .map(|r| r.kind);
-            if let Some(kind) = kind {
-                return self.fresh(kind, m.span, m.scope, label, None);
-            }
-        } else if !matches!(m.recv, Expr::This(_))
-            && let Some(t) = self.type_of(&m.recv)
-        {
-            let kind = rows
-                .iter()
-                .find(|row| {
-                    row.instance.iter().any(|x| glob(x, &m.name))
-                        && row.classes.iter().any(|k| self.project.type_is(&t, k))
-                })
-                .map(|r| r.kind);
-            if let Some(kind) = kind {
-                return self.fresh(kind, m.span, m.scope, label, None);
+        if !matches!(m.recv, Expr::This(_)) {
+            let site = CallSite::method_ref(self, m);
+            if let Some(src) = self.model.source(&site) {
+                let (kind, row) = (src.kind, src.row.to_string());
+                return self.fresh(kind, &row, m.span, m.scope, label, None);
             }
         }
         let mut out = Taint::new();
@@ -60,7 +39,7 @@ impl Cx<'_> {
             let ret: Vec<SourceDesc> = self.sums.of(target).ret_sources.values().cloned().collect();
             for d in ret {
                 let l = format!("{label} (which returns {})", d.label);
-                let t = self.fresh(d.kind, m.span, m.scope, l, Some(d));
+                let t = self.fresh(d.kind, "", m.span, m.scope, l, Some(d));
                 union(&mut out, &t);
             }
         }

@@ -16,15 +16,19 @@ mod guards;
 mod interp;
 mod locks;
 mod method_refs;
+pub mod model;
+#[cfg(test)]
+mod model_tests;
 mod objects;
 mod place;
 mod shapes;
+mod site;
 mod summaries;
 
 pub use cx::{MAX_STEPS, analyze};
+pub use model::{Model, SourceKind};
 pub use summaries::summarize;
 
-use crate::catalogue::SourceKind;
 use crate::java::ir::*;
 pub use crate::semantic::Loc;
 use crate::semantic::MethodId;
@@ -36,12 +40,16 @@ pub struct SinkRef {
     pub label: String,
     /// A key parameter by its name or header annotation: reported at the argument of each call.
     pub at_argument: bool,
+    /// The model's row that makes it a sink (empty when it is not one row).
+    pub row: String,
 }
 
 /// A per-attempt value as a summary remembers it: what it is and where it is evaluated.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SourceDesc {
     pub kind: SourceKind,
+    /// The model's row that makes it a source (empty when the engine knows it itself).
+    pub row: String,
     pub label: String,
     pub loc: Loc,
 }
@@ -99,6 +107,8 @@ pub struct RetShape {
 #[derive(Clone, Debug)]
 pub struct SourceSite {
     pub kind: SourceKind,
+    /// The model's row that makes it a source; for a value returned by a callee, `via` has it.
+    pub row: String,
     /// The primary location: the source call itself, or the call that returns the value.
     pub span: Span,
     pub scope: ScopeId,
@@ -151,6 +161,8 @@ pub struct Effect {
     pub kind: EffectKind,
     pub span: Span,
     pub label: String,
+    /// The model's row (a side effect's, a key sink's) when it is one.
+    pub row: String,
     pub scope: ScopeId,
     /// Under a cluster-wide lock taken in this method.
     pub guarded: bool,

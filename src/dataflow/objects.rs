@@ -1,8 +1,11 @@
 //! Objects: constructors, the fields they set, and what a method leaves in `this` fields.
 
+use super::calls::annotation_value;
 use super::cx::*;
+use super::model::AnnotationUse;
 use super::place::*;
 use super::shapes::Shape;
+use super::site::CallSite;
 use super::*;
 use crate::java::ir::*;
 use crate::semantic::{Loc, TypeRef};
@@ -27,29 +30,37 @@ impl Cx<'_> {
             file: self.file(),
             span: n.span,
         };
-        for row in &self.cat.sources.source {
-            if row.constructor
-                && n.args.is_empty()
-                && row.classes.iter().any(|k| self.project.type_is(&ty, k))
-            {
-                let label = format!("new {}()", n.ty);
-                return self.fresh(row.kind, n.span, n.scope, label, None);
-            }
+        let site = CallSite::new_object(self, n);
+        if let Some(src) = self.model.source(&site) {
+            let (kind, row) = (src.kind, src.row.to_string());
+            let label = format!("new {}()", n.ty);
+            return self.fresh(kind, &row, n.span, n.scope, label, None);
         }
-        for row in &self.cat.sinks.constructor {
-            if row.classes.iter().any(|k| self.project.type_is(&ty, k))
-                && let Some(a) = args.get(row.arg)
-            {
+        let sinks: Vec<(usize, String)> = self
+            .model
+            .key_sinks(&site)
+            .iter()
+            .map(|k| (k.arg, k.row.to_string()))
+            .collect();
+        for (arg, row) in sinks {
+            if let Some(a) = args.get(arg) {
                 let a = a.clone();
-                let label = format!("argument {} of `new {}(…)`", row.arg + 1, n.ty);
-                self.effect(EffectKind::KeySink, n.span, label, n.scope);
+                let label = format!("argument {} of `new {}(…)`", arg + 1, n.ty);
+                self.effect(
+                    EffectKind::KeySink,
+                    n.span,
+                    label.clone(),
+                    row.clone(),
+                    n.scope,
+                );
                 t.insert(Origin::Keyed);
                 self.sink(
                     &a,
                     SinkRef {
                         loc: here.clone(),
-                        label: format!("argument {} of `new {}(…)`", row.arg + 1, n.ty),
+                        label,
                         at_argument: false,
+                        row,
                     },
                     n.scope,
                     n.span,
@@ -85,7 +96,7 @@ impl Cx<'_> {
                 }
                 for d in fs {
                     let label = format!("new {}() (whose fields hold {})", n.ty, d.label);
-                    let f = self.fresh(d.kind, n.span, n.scope, label, Some(d));
+                    let f = self.fresh(d.kind, "", n.span, n.scope, label, Some(d));
                     union(&mut t, &f);
                 }
             }
@@ -181,6 +192,7 @@ impl Cx<'_> {
         for (f, i) in found {
             let s = &self.out.sources[i as usize];
             let desc = s.via.clone().unwrap_or_else(|| SourceDesc {
+                row: s.row.clone(),
                 kind: s.kind,
                 label: s.label.clone(),
                 loc: Loc {
@@ -209,13 +221,14 @@ impl Cx<'_> {
                 file: self.id.0,
                 span: m.name_span,
             };
-            if self.cat.is_key_param(&p.name) {
+            if self.model.is_key_param(&p.name) {
                 self.out.summary.param_sinks.insert(
                     i,
                     SinkRef {
                         loc: loc.clone(),
                         label: format!("parameter `{}` of `{}`", p.name, m.name),
                         at_argument: true,
+                        row: String::new(),
                     },
                 );
                 continue;
@@ -223,30 +236,19 @@ impl Cx<'_> {
             if m.modifiers.is_abstract {
                 for a in &p.annotations {
                     let t = self.resolve(&a.name);
-                    if !self
-                        .cat
-                        .sinks
-                        .headers
-                        .annotations
-                        .iter()
-                        .any(|h| self.project.type_is(&t, h))
-                    {
-                        continue;
-                    }
-                    let header = a
-                        .args
-                        .iter()
-                        .find(|(k, _)| {
-                            k.is_none() || matches!(k.as_deref(), Some("value" | "name"))
-                        })
-                        .and_then(|(_, v)| self.project.constant(self.class, v));
-                    if header.is_some_and(|h| self.cat.is_idempotency_header(&h)) {
+                    let header = AnnotationUse {
+                        is: &|h| self.project.type_is(&t, h),
+                        value: annotation_value(a)
+                            .and_then(|v| self.project.constant(self.class, v)),
+                    };
+                    if self.model.is_key_header_param(&header) {
                         self.out.summary.param_sinks.insert(
                             i,
                             SinkRef {
                                 loc: loc.clone(),
                                 label: format!("header parameter `{}` of `{}`", p.name, m.name),
                                 at_argument: true,
+                                row: String::new(),
                             },
                         );
                     }

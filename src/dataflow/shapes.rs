@@ -8,9 +8,9 @@
 //! fields, which is what the object's own value holds.
 
 use super::cx::*;
+use super::model::SourceKind;
 use super::place::*;
 use super::*;
-use crate::catalogue::SourceKind;
 use crate::java::ir::*;
 use std::collections::BTreeMap;
 
@@ -316,6 +316,7 @@ impl Cx<'_> {
     pub(super) fn source_desc(&self, i: u32) -> SourceDesc {
         let s = &self.out.sources[i as usize];
         s.via.clone().unwrap_or_else(|| SourceDesc {
+            row: s.row.clone(),
             kind: s.kind,
             label: s.label.clone(),
             loc: Loc {
@@ -418,7 +419,7 @@ impl Cx<'_> {
                     Some(o) => union(&mut t, o),
                     None => {
                         let label = format!("{}() (whose `{f}` holds {})", c.name, d.label);
-                        let o = self.fresh(*kind, c.span, c.scope, label, Some(d.clone()));
+                        let o = self.fresh(*kind, "", c.span, c.scope, label, Some(d.clone()));
                         union(&mut t, &o);
                     }
                 }

@@ -1,7 +1,7 @@
 //! Method summaries over the call graph: strongly connected components, callees first.
 
+use super::model::Model;
 use super::*;
-use crate::catalogue::Catalogue;
 use crate::semantic::{MethodId, Project};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -20,7 +20,7 @@ const MAX_CHANGES_PER_METHOD: usize = 64;
 /// findings through them, may be incomplete).
 pub fn summarize(
     project: &Project,
-    cat: &Catalogue,
+    model: &dyn Model,
     ids: &[MethodId],
     calls: &HashMap<MethodId, Vec<MethodId>>,
 ) -> (Summaries, Vec<MethodId>) {
@@ -59,14 +59,14 @@ pub fn summarize(
             .par_iter()
             .map(|c| {
                 let id = sccs[*c][0];
-                (id, super::analyze(project, cat, &sums, id).summary)
+                (id, super::analyze(project, model, &sums, id).summary)
             })
             .collect();
         for (id, summary) in done {
             sums.set(id, summary);
         }
         for c in cyclic {
-            if !fixpoint(project, cat, &sccs[c], calls, &mut sums) {
+            if !fixpoint(project, model, &sccs[c], calls, &mut sums) {
                 unconverged.push(sccs[c][0]);
             }
         }
@@ -79,7 +79,7 @@ pub fn summarize(
 /// changes. `false` when the bound of [`MAX_CHANGES_PER_METHOD`] × members was reached first.
 fn fixpoint(
     project: &Project,
-    cat: &Catalogue,
+    model: &dyn Model,
     members: &[MethodId],
     calls: &HashMap<MethodId, Vec<MethodId>>,
     sums: &mut Summaries,
@@ -100,7 +100,7 @@ fn fixpoint(
     let first: Vec<(usize, Summary)> = members
         .par_iter()
         .enumerate()
-        .map(|(i, id)| (i, super::analyze(project, cat, sums, *id).summary))
+        .map(|(i, id)| (i, super::analyze(project, model, sums, *id).summary))
         .collect();
     let update = |i: usize,
                   summary: Summary,
@@ -128,7 +128,7 @@ fn fixpoint(
         }
         budget -= 1;
         queued[i] = false;
-        let summary = super::analyze(project, cat, sums, members[i]).summary;
+        let summary = super::analyze(project, model, sums, members[i]).summary;
         update(i, summary, sums, &mut work, &mut queued);
     }
     true

@@ -25,6 +25,46 @@ pub struct Related {
     pub message: String,
 }
 
+/// The ids of the catalogue rows that made a finding, by their part in it (sorted, without
+/// duplicates; a part the engine knows by itself, or a row without an id, adds none).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Rows {
+    pub source: Vec<String>,
+    pub sink: Vec<String>,
+    pub region: Vec<String>,
+    pub side_effect: Vec<String>,
+}
+
+impl Rows {
+    fn add(list: &mut Vec<String>, id: &str) {
+        if !id.is_empty()
+            && let Err(i) = list.binary_search_by(|x| x.as_str().cmp(id))
+        {
+            list.insert(i, id.to_string());
+        }
+    }
+
+    pub fn add_source(&mut self, id: &str) {
+        Rows::add(&mut self.source, id);
+    }
+
+    pub fn add_sink(&mut self, id: &str) {
+        Rows::add(&mut self.sink, id);
+    }
+
+    pub fn add_region(&mut self, id: &str) {
+        Rows::add(&mut self.region, id);
+    }
+
+    pub fn add_side_effect(&mut self, id: &str) {
+        Rows::add(&mut self.side_effect, id);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self == &Rows::default()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Finding {
     pub rule: &'static Rule,
@@ -45,6 +85,8 @@ pub struct Finding {
     pub via: Option<Related>,
     pub sinks: Vec<Related>,
     pub regions: Vec<Related>,
+    /// The catalogue rows that made it (not part of the fingerprint).
+    pub rows: Rows,
     /// Stable across unrelated edits: rule, file, method and the normalized source line.
     pub fingerprint: String,
 }
@@ -92,6 +134,7 @@ impl Finding {
             via: None,
             sinks: Vec::new(),
             regions: Vec::new(),
+            rows: Rows::default(),
             fingerprint: String::new(),
         }
     }

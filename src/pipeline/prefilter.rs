@@ -26,7 +26,7 @@ pub(super) fn analyse(
     cache: &cache::Cache,
     report: &mut Report,
 ) -> Analysed {
-    let needles = scope::Needles::new(cat);
+    let needles = scope::Needles::new(&cat.effect_words());
     let inputs = scan_inputs(paths, opts, &needles, report);
     let mut files = Files {
         n: inputs.len(),

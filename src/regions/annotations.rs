@@ -128,6 +128,7 @@ pub fn annotation_regions(
                 loc: Loc { file: id.0, span },
                 scheduler: r.scheduler,
                 parts: vec![Part::Whole(id)],
+                row: r.id.clone(),
             });
         }
     }

@@ -14,14 +14,15 @@ use crate::semantic::{Defs, Loc, MethodId, Project, method_ref_targets};
 
 /// The callback, pipeline and retry-loop regions made by the calls and loops of method `id`.
 pub fn call_regions(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<Region> {
-    let mut v = Regions(Vec::new());
+    let mut v = Regions(Vec::new(), cat);
     walk(project, cat, id, &mut v);
     v.0
 }
 
-struct Regions(Vec<Region>);
+/// The regions found so far, and the catalogue whose rows make them.
+struct Regions<'c>(Vec<Region>, &'c Catalogue);
 
-impl<'p> Visitor<'p> for Regions {
+impl<'p> Visitor<'p> for Regions<'_> {
     fn call(&mut self, body: &Body<'p>, c: &'p Call, _recv_is_type: bool) {
         self.regions_at(body, c);
     }
@@ -45,15 +46,16 @@ impl<'p> Visitor<'p> for Regions {
                 },
                 scheduler: false,
                 parts: vec![Part::Scopes(body.id, vec![*scope])],
+                row: String::new(),
             });
         }
     }
 }
 
-impl Regions {
+impl Regions<'_> {
     /// A callback or pipeline region made by this call.
     fn regions_at(&mut self, body: &Body<'_>, c: &Call) {
-        let cat = body.cat;
+        let cat = self.1;
         for row in &cat.regions.callback {
             if !row.methods.contains(&c.name) || c.args.len() < row.min_args {
                 continue;
@@ -68,6 +70,7 @@ impl Regions {
                     },
                     scheduler: row.scheduler,
                     parts,
+                    row: row.id.clone(),
                 });
             }
         }
@@ -101,6 +104,7 @@ impl Regions {
                     },
                     scheduler: false,
                     parts,
+                    row: row.id.clone(),
                 });
             }
         }

@@ -82,6 +82,7 @@ pub fn implementation_regions(
                             },
                             scheduler: row.scheduler,
                             parts: vec![Part::Whole(*m)],
+                            row: row.id.clone(),
                         });
                     }
                 }
@@ -131,6 +132,7 @@ pub fn implementation_regions(
                     },
                     scheduler: row.scheduler,
                     parts: vec![Part::Scopes(id, scopes)],
+                    row: row.id.clone(),
                 });
             }
         }

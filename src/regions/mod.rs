@@ -35,6 +35,8 @@ pub struct Region {
     pub loc: Loc,
     pub scheduler: bool,
     pub parts: Vec<Part>,
+    /// The id of the catalogue row that makes it (empty for a retry loop, or a row without one).
+    pub row: String,
 }
 
 impl Region {

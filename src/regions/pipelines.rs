@@ -78,7 +78,7 @@ impl<'p> Upstream<'p> {
         };
         f(&Typer {
             project: self.project,
-            cat: self.cat,
+            factories: self.cat,
             class: self.project.class_of(id),
             locals: &locals,
         })

@@ -267,6 +267,10 @@ fn result(
         "relatedLocations": related,
         "partialFingerprints": fingerprints,
     });
+    // The catalogue rows that made the finding, by their part in it.
+    if !f.rows.is_empty() {
+        v["properties"] = json!({ "retrylint/rows": f.rows });
+    }
     // A diagnostic about a suppression (RL100, RL101) has no flow and nothing related.
     if !refs.is_empty() {
         v["codeFlows"] = json!([ { "threadFlows": [ { "locations": flow } ] } ]);

@@ -29,8 +29,11 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
                     .via
                     .as_ref()
                     .map(|d| related(project, &d.loc, format!("{} is evaluated here", d.label)));
+                f.rows
+                    .add_source(src.via.as_ref().map_or(&src.row, |d| &d.row));
                 (f, BTreeSet::new())
             });
+            entry.rows.add_sink(&ev.sink.row);
             let sink = related(
                 project,
                 &ev.sink.loc,
@@ -53,6 +56,7 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
                 .sort_by(|a, b| (&a.path, a.span).cmp(&(&b.path, b.span)));
             let regs: Vec<&Region> = regions.iter().map(|i| &cx.regions[*i]).collect();
             for r in &regs {
+                f.rows.add_region(&r.row);
                 let what = if r.scheduler {
                     "runs again on every period, on every replica"
                 } else {

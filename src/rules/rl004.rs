@@ -67,6 +67,7 @@ fn check(cx: &Context) -> Vec<Finding> {
             }
             let site = flow::SourceSite {
                 kind: crate::catalogue::SourceKind::Random,
+                row: String::new(),
                 span: e.span,
                 scope: e.scope,
                 label: e.label.clone(),
@@ -78,7 +79,8 @@ fn check(cx: &Context) -> Vec<Finding> {
                 continue;
             }
             let entry = out.entry((id.0, e.span)).or_insert_with(|| {
-                let f = Finding::at(&RULE, project, *id, e.span, e.label.clone());
+                let mut f = Finding::at(&RULE, project, *id, e.span, e.label.clone());
+                f.rows.add_side_effect(&e.row);
                 (f, BTreeSet::new(), *id)
             });
             entry.1.extend(covering);
@@ -89,6 +91,7 @@ fn check(cx: &Context) -> Vec<Finding> {
             let regs: Vec<&Region> = regs.iter().map(|i| &cx.regions[*i]).collect();
             let path = message::through(&reach::call_path(cx, regs[0], m, false));
             for r in &regs {
+                f.rows.add_region(&r.row);
                 f.regions.push(related(project, &r.loc, format!("{}: re-executed", r.describe())));
             }
             let noun = message::execution_noun(&regs);

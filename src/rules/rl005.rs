@@ -149,6 +149,11 @@ fn check(cx: &Context) -> Vec<Finding> {
                 RULE.consequence
             );
             f.sinks = vec![effect];
+            f.rows.add_region(&r.row);
+            match e.kind {
+                flow::EffectKind::KeySink => f.rows.add_sink(&e.row),
+                flow::EffectKind::SideEffect { .. } => f.rows.add_side_effect(&e.row),
+            }
             f
         });
     }

@@ -6,17 +6,16 @@
 //! Edges are computed only for the methods reached from given roots, in parallel, once each.
 
 use super::walk::{Body, Visitor, walk};
-use super::{MethodId, Project, method_ref_targets};
-use crate::catalogue::Catalogue;
+use super::{Factories, MethodId, Project, method_ref_targets};
 use crate::java::ir::*;
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 
 /// The project methods called by method `id`, each with the scope of its call site; sorted,
 /// without duplicates.
-pub fn callees(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<(ScopeId, MethodId)> {
+pub fn callees(project: &Project, factories: &dyn Factories, id: MethodId) -> Vec<(ScopeId, MethodId)> {
     let mut v = Edges(Vec::new());
-    walk(project, cat, id, &mut v);
+    walk(project, factories, id, &mut v);
     let mut out = v.0;
     out.sort();
     out.dedup();
@@ -80,7 +79,7 @@ impl CallGraph {
     /// edges computed once.
     pub fn reached_from(
         project: &Project,
-        cat: &Catalogue,
+        factories: &dyn Factories,
         roots: impl IntoIterator<Item = MethodId>,
     ) -> CallGraph {
         let mut seen: BTreeSet<MethodId> = BTreeSet::new();
@@ -89,7 +88,7 @@ impl CallGraph {
         while !frontier.is_empty() {
             let found: Vec<(MethodId, Vec<(ScopeId, MethodId)>)> = frontier
                 .par_iter()
-                .map(|id| (*id, callees(project, cat, *id)))
+                .map(|id| (*id, callees(project, factories, *id)))
                 .collect();
             frontier.clear();
             for (id, out) in found {

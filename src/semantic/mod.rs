@@ -15,7 +15,7 @@ pub mod walk;
 pub use callgraph::CallGraph;
 pub use calls::method_ref_targets;
 pub use project::*;
-pub use typer::{Declared, DeclaredSoFar, Defs, Locals, Typer, collect_defs};
+pub use typer::{Declared, DeclaredSoFar, Defs, Factories, Locals, Typer, collect_defs};
 
 use crate::java::ir::Span;
 
@@ -24,4 +24,15 @@ use crate::java::ir::Span;
 pub struct Loc {
     pub file: u32,
     pub span: Span,
+}
+
+/// Does `s` match `pattern`, which may start and/or end with `*` (`next*`, `*IdWorker`,
+/// `*Snowflake*`)? How framework knowledge names methods and classes.
+pub fn glob(pattern: &str, s: &str) -> bool {
+    match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
+        (Some(rest), _) if rest.ends_with('*') => s.contains(&rest[..rest.len() - 1]),
+        (Some(rest), _) => s.ends_with(rest),
+        (None, Some(prefix)) => s.starts_with(prefix),
+        (None, None) => s == pattern,
+    }
 }

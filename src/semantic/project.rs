@@ -331,7 +331,7 @@ impl Project {
                 TypeRef::Project(c) => self.class(*c).name.as_str(),
                 TypeRef::External(f) | TypeRef::Unknown(f) => f.rsplit('.').next().unwrap_or(f),
             };
-            return crate::catalogue::glob(pattern, simple);
+            return super::glob(pattern, simple);
         }
         match t {
             TypeRef::Project(c) => {

@@ -1,12 +1,11 @@
 //! The one expression typer: the static type of an expression inside a method, as far as the
-//! project model and the catalogue's factory rows tell it.
+//! project model and the library factories the caller knows ([`Factories`]) tell it.
 //!
 //! What a caller knows about locals differs (the interpreter knows the locals declared so far,
 //! in evaluation order; a syntactic pass knows every initialised local of the body), so the
 //! typer asks a small [`Locals`] trait for them.
 
 use super::{ClassRef, Project, TypeRef};
-use crate::catalogue::{Catalogue, glob};
 use crate::java::ir::{Block, Expr, Stmt};
 use std::collections::HashMap;
 
@@ -92,10 +91,20 @@ impl Locals for DeclaredSoFar<'_, '_> {
     }
 }
 
+/// Library calls whose return type the typer cannot read from the project: factories
+/// (`Executors.newFixedThreadPool(…)` returns an `ExecutorService`).
+pub trait Factories: Sync {
+    /// The type `Owner.method(…)` returns, where `owner_is(class)` tells whether the owner is
+    /// `class` (or a subtype of it).
+    fn static_factory(&self, owner_is: &dyn Fn(&str) -> bool, method: &str) -> Option<String>;
+    /// The type `x.method(…)` returns on a value of the library type `owner` (qualified name).
+    fn instance_factory(&self, owner: &str, method: &str) -> Option<String>;
+}
+
 /// Types expressions written in one class, with what the caller knows about locals.
 pub struct Typer<'p, 'l, L: Locals + ?Sized> {
     pub project: &'p Project,
-    pub cat: &'p Catalogue,
+    pub factories: &'p dyn Factories,
     /// The class the code is written in.
     pub class: ClassRef,
     pub locals: &'l L,
@@ -204,10 +213,11 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
     /// What `Owner.name(…)` returns.
     fn static_call_type(&self, owner: &str, name: &str, arity: usize) -> Option<TypeRef> {
         let owner = self.resolve(owner);
-        for f in &self.cat.sources.factory {
-            if glob(&f.method, name) && self.project.type_is(&owner, &f.class) {
-                return Some(TypeRef::External(f.returns.clone()));
-            }
+        if let Some(t) = self
+            .factories
+            .static_factory(&|class| self.project.type_is(&owner, class), name)
+        {
+            return Some(TypeRef::External(t));
         }
         match owner {
             TypeRef::Project(k) => {
@@ -231,16 +241,12 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
             TypeRef::External(f) if f.ends_with("Builder") && !name.starts_with("build") => {
                 Some(TypeRef::External(f))
             }
-            TypeRef::External(f) => Some(
-                self.cat
-                    .sources
-                    .factory
-                    .iter()
-                    .find(|row| row.class == f && glob(&row.method, name))
-                    .map(|row| TypeRef::External(row.returns.clone()))
-                    // A library type's method returns a library type.
-                    .unwrap_or(TypeRef::External(String::new())),
-            ),
+            TypeRef::External(f) => Some(TypeRef::External(
+                // A library type's method returns a library type.
+                self.factories
+                    .instance_factory(&f, name)
+                    .unwrap_or_default(),
+            )),
             TypeRef::Unknown(_) => None,
         }
     }
@@ -275,7 +281,15 @@ mod tests {
             "package p; class B { C next() { return null; } } class C {} \
              class A { void m() { var b = new B(); b.next(); } }",
         );
-        let cat = Catalogue::builtin();
+        struct NoFactories;
+        impl Factories for NoFactories {
+            fn static_factory(&self, _: &dyn Fn(&str) -> bool, _: &str) -> Option<String> {
+                None
+            }
+            fn instance_factory(&self, _: &str, _: &str) -> Option<String> {
+                None
+            }
+        }
         let m = p
             .all_methods()
             .find(|m| p.method(*m).name == "m")
@@ -290,7 +304,7 @@ mod tests {
         };
         let typer = Typer {
             project: &p,
-            cat,
+            factories: &NoFactories,
             class: p.class_of(m),
             locals: &locals,
         };

@@ -7,8 +7,7 @@
 //! keeps only its name) where its block starts. Declarations are never forgotten, and a loop
 //! body is walked [`LOOP_PASSES`] times (the second pass sees what the body declared).
 
-use super::{DeclaredSoFar, Defs, MethodId, Project, Typer, collect_defs};
-use crate::catalogue::Catalogue;
+use super::{DeclaredSoFar, Defs, Factories, MethodId, Project, Typer, collect_defs};
 use crate::java::ir::*;
 use std::collections::HashMap;
 
@@ -19,7 +18,8 @@ pub const LOOP_PASSES: usize = 2;
 /// What a visitor is told at each site: the method and the locals declared so far.
 pub struct Body<'p> {
     pub project: &'p Project,
-    pub cat: &'p Catalogue,
+    /// The library factories the typer knows (the catalogue's, in a run).
+    pub factories: &'p dyn Factories,
     pub id: MethodId,
     pub method: &'p Method,
     /// The initialisers of the body's locals (types a `var`).
@@ -36,7 +36,7 @@ impl Body<'_> {
         };
         f(&Typer {
             project: self.project,
-            cat: self.cat,
+            factories: self.factories,
             class: self.project.class_of(self.id),
             locals: &locals,
         })
@@ -66,7 +66,12 @@ pub trait Visitor<'p> {
 }
 
 /// Walks the body of method `id` (nothing for a method without one).
-pub fn walk<'p>(project: &'p Project, cat: &'p Catalogue, id: MethodId, v: &mut dyn Visitor<'p>) {
+pub fn walk<'p>(
+    project: &'p Project,
+    factories: &'p dyn Factories,
+    id: MethodId,
+    v: &mut dyn Visitor<'p>,
+) {
     let method = project.method(id);
     let Some(b) = &method.body else { return };
     let mut defs = Defs::new();
@@ -74,7 +79,7 @@ pub fn walk<'p>(project: &'p Project, cat: &'p Catalogue, id: MethodId, v: &mut 
     let mut w = Walker {
         body: Body {
             project,
-            cat,
+            factories,
             id,
             method,
             defs,

@@ -19,7 +19,6 @@
 //! A file that could not change a lookup or hold a region that reaches an effect is never
 //! parsed. `--no-prefilter` parses every file; a test compares the two.
 
-use crate::catalogue::Catalogue;
 use aho_corasick::AhoCorasick;
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -312,7 +311,28 @@ fn package_name(rest: &[u8]) -> Option<String> {
     ok.then_some(name)
 }
 
-/// The effect words of a catalogue.
+/// The words of key sinks and known side effects a file must mention to hold one, as the
+/// catalogue gives them.
+pub struct EffectWords<'a> {
+    /// Key-sink method names.
+    pub sink_methods: Vec<&'a String>,
+    /// Classes whose constructors take a key (qualified names).
+    pub key_classes: Vec<&'a String>,
+    /// Idempotency header names.
+    pub header_names: &'a [String],
+    /// Normalized fragments and whole names of key parameters.
+    pub param_contains: &'a [String],
+    pub param_equals: &'a [String],
+    pub side_effects: Vec<SideEffectWords<'a>>,
+}
+
+/// One known side effect: its classes (qualified names or `*` patterns) and method names.
+pub struct SideEffectWords<'a> {
+    pub classes: &'a [String],
+    pub methods: Vec<&'a String>,
+}
+
+/// The effect words, ready for scanning.
 pub struct Needles {
     /// Sink method names and key-constructor classes, as identifiers.
     names: HashSet<u32>,
@@ -360,22 +380,18 @@ fn split_class(fqn: &str) -> (String, Vec<&str>) {
 }
 
 impl Needles {
-    pub fn new(cat: &Catalogue) -> Needles {
-        let sinks = &cat.sinks;
-        let mut names: HashSet<u32> = sinks
-            .methods
+    pub fn new(w: &EffectWords) -> Needles {
+        let mut names: HashSet<u32> = w
+            .sink_methods
             .iter()
-            .flat_map(|row| &row.names)
             .map(|m| token_hash(m.as_bytes()))
             .collect();
         // `new CreatePaymentRequest.Builder(…)` names the outer class, or imports its package.
         let mut packages: Vec<String> = Vec::new();
-        for c in &sinks.constructor {
-            for class in &c.classes {
-                let (pkg, simple) = split_class(class);
-                names.extend(simple.first().map(|s| token_hash(s.as_bytes())));
-                packages.extend((!pkg.is_empty()).then_some(pkg));
-            }
+        for class in &w.key_classes {
+            let (pkg, simple) = split_class(class);
+            names.extend(simple.first().map(|s| token_hash(s.as_bytes())));
+            packages.extend((!pkg.is_empty()).then_some(pkg));
         }
         let normalized = |words: &mut dyn Iterator<Item = &String>| -> Option<AhoCorasick> {
             let mut v: Vec<Vec<u8>> = words
@@ -386,28 +402,20 @@ impl Needles {
             v.dedup();
             AhoCorasick::new(&v).ok()
         };
-        let headers = normalized(&mut sinks.headers.names.iter());
-        let params = normalized(
-            &mut sinks
-                .parameters
-                .contains
-                .iter()
-                .chain(&sinks.parameters.equals),
-        );
+        let headers = normalized(&mut w.header_names.iter());
+        let params = normalized(&mut w.param_contains.iter().chain(w.param_equals));
         let mut rows = Vec::new();
-        for se in &cat.side_effects.side_effect {
+        for se in &w.side_effects {
             let mut row = EffectRow {
                 classes: HashMap::new(),
                 methods: se
-                    .static_methods
+                    .methods
                     .iter()
-                    .chain(&se.instance)
-                    .chain(&se.services)
                     .map(|m| token_hash(m.as_bytes()))
                     .collect(),
                 any_class: false,
             };
-            for class in &se.classes {
+            for class in se.classes {
                 if class.contains('*') {
                     row.any_class = true;
                     continue;
@@ -427,9 +435,9 @@ impl Needles {
         }
         packages.sort();
         packages.dedup();
-        let mut words: Vec<String> = vec![format!("{:?}", sinks.headers.names)];
-        words.push(format!("{:?}", sinks.parameters.contains));
-        words.push(format!("{:?}", sinks.parameters.equals));
+        let mut words: Vec<String> = vec![format!("{:?}", w.header_names)];
+        words.push(format!("{:?}", w.param_contains));
+        words.push(format!("{:?}", w.param_equals));
         words.push(format!("{packages:?}"));
         let mut sorted: Vec<u32> = names.iter().copied().collect();
         sorted.sort_unstable();
@@ -652,8 +660,32 @@ pub fn mentions(tokens: &[u32], names: &HashSet<u32>) -> bool {
 mod tests {
     use super::*;
 
+    /// Words in the shape of the built-in catalogue's.
     fn scan(src: &str) -> Scan {
-        Scan::of(src.as_bytes(), &Needles::new(Catalogue::builtin()))
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let (sinks, key_class) = (
+            s(&["setIdempotencyKey"]),
+            "com.squareup.square.models.CreatePaymentRequest.Builder".to_string(),
+        );
+        let (headers, contains, equals) = (
+            s(&["Idempotency-Key", "PayPal-Request-Id"]),
+            s(&["idempotenc", "dedup"]),
+            s(&["clienttoken"]),
+        );
+        let classes = s(&["com.stripe.model.Charge", "com.stripe.model.Subscription"]);
+        let create = "create".to_string();
+        let words = EffectWords {
+            sink_methods: &sinks,
+            key_classes: vec![&key_class],
+            header_names: &headers,
+            param_contains: &contains,
+            param_equals: &equals,
+            side_effects: vec![SideEffectWords {
+                classes: &classes,
+                methods: vec![&create],
+            }],
+        };
+        Scan::of(src.as_bytes(), &Needles::new(&words))
     }
 
     #[test]

@@ -1,0 +1,319 @@
+//! The compiled catalogue answers the engine's questions: it is the data-flow model of the
+//! frameworks and libraries its rows describe.
+
+use super::{Catalogue, glob};
+use crate::dataflow::model::{
+    AnnotationUse, Check, Factories, Form, KeySink, Model, SideEffectMatch, Site, SourceKind,
+    SourceMatch, StoreAccess,
+};
+use crate::workspace::scan::{EffectWords, SideEffectWords};
+
+/// Is one argument written as one of `wanted` (empty: no condition)?
+fn args_match(wanted: &[String], call: &dyn Site) -> bool {
+    wanted.is_empty()
+        || (0..call.arg_count()).any(|i| call.arg_text(i).is_some_and(|t| written_as(wanted, &t)))
+}
+
+/// `t` is one of `wanted`, in full or as the last part of a dotted name.
+fn written_as(wanted: &[String], t: &str) -> bool {
+    wanted
+        .iter()
+        .any(|w| w == t || w.strip_suffix(t).is_some_and(|p| p.ends_with('.')))
+}
+
+impl Factories for Catalogue {
+    fn static_factory(&self, owner_is: &dyn Fn(&str) -> bool, method: &str) -> Option<String> {
+        self.sources
+            .factory
+            .iter()
+            .find(|f| glob(&f.method, method) && owner_is(&f.class))
+            .map(|f| f.returns.clone())
+    }
+
+    fn instance_factory(&self, owner: &str, method: &str) -> Option<String> {
+        self.sources
+            .factory
+            .iter()
+            .find(|f| f.class == owner && glob(&f.method, method))
+            .map(|f| f.returns.clone())
+    }
+}
+
+impl Model for Catalogue {
+    fn may_be_source(&self, method: &str) -> bool {
+        Catalogue::may_be_source(self, method)
+    }
+
+    fn source(&self, call: &dyn Site) -> Option<SourceMatch<'_>> {
+        let name = call.name();
+        let rows = &self.sources.source;
+        let of_class = |classes: &[String]| classes.iter().any(|k| call.receiver_is(k));
+        let statics = |m: &[String]| m.iter().any(|x| glob(x, name));
+        let row = match call.form() {
+            Form::Static => rows.iter().find(|row| {
+                statics(&row.static_methods)
+                    && of_class(&row.classes)
+                    && args_match(&row.args_any, call)
+            }),
+            Form::Instance => rows.iter().find(|row| {
+                statics(&row.instance)
+                    && if call.receiver_known() {
+                        of_class(&row.classes)
+                    } else {
+                        row.any_receiver
+                    }
+                    && args_match(&row.args_any, call)
+            }),
+            Form::Bare => {
+                if !rows.iter().any(|row| statics(&row.static_methods)) {
+                    return None;
+                }
+                let owners = call.static_import_owners();
+                rows.iter().find(|row| {
+                    statics(&row.static_methods)
+                        && owners.iter().any(|o| row.classes.iter().any(|k| k == o))
+                        && args_match(&row.args_any, call)
+                })
+            }
+            Form::New if call.arg_count() == 0 => rows
+                .iter()
+                .find(|row| row.constructor && of_class(&row.classes)),
+            Form::New => None,
+            Form::StaticRef => rows.iter().find(|row| {
+                of_class(&row.classes)
+                    && (statics(&row.static_methods)
+                        || statics(&row.instance)
+                        || (row.constructor && name == "new"))
+            }),
+            Form::InstanceRef => rows
+                .iter()
+                .find(|row| statics(&row.instance) && of_class(&row.classes)),
+        }?;
+        Some(SourceMatch {
+            kind: row.kind,
+            row: &row.id,
+        })
+    }
+
+    fn parameter_source(&self, annotations: &[AnnotationUse<'_>]) -> Option<SourceMatch<'_>> {
+        self.sources.parameter.iter().find_map(|row| {
+            annotations
+                .iter()
+                .any(|a| {
+                    row.annotations.iter().any(|x| (a.is)(x))
+                        && a.value
+                            .as_deref()
+                            .is_some_and(|v| written_as(&row.values, v))
+                })
+                .then_some(SourceMatch {
+                    kind: row.kind,
+                    row: &row.id,
+                })
+        })
+    }
+
+    fn is_counter_increment(&self, method: &str) -> bool {
+        self.sources.counter_methods.iter().any(|m| m == method)
+    }
+
+    fn coarse_step(&self, call: &dyn Site) -> Option<&[SourceKind]> {
+        let co = &self.sources.coarse;
+        let name = call.name();
+        let hit = match call.form() {
+            Form::Instance => co.instance.iter().any(|m| m == name),
+            Form::Static => co
+                .static_methods
+                .iter()
+                .any(|s| s.methods.iter().any(|m| m == name) && call.receiver_is(&s.class)),
+            _ => false,
+        };
+        hit.then_some(co.kinds.as_slice())
+    }
+
+    fn key_sinks(&self, call: &dyn Site) -> Vec<KeySink<'_>> {
+        if call.form() == Form::New {
+            return self
+                .sinks
+                .constructor
+                .iter()
+                .filter(|row| row.classes.iter().any(|k| call.receiver_is(k)))
+                .map(|row| KeySink {
+                    arg: row.arg,
+                    row: &row.id,
+                })
+                .collect();
+        }
+        self.sinks
+            .methods
+            .iter()
+            .filter(|row| row.names.iter().any(|m| m == call.name()))
+            .map(|row| KeySink {
+                arg: row.arg,
+                row: &row.id,
+            })
+            .collect()
+    }
+
+    fn key_header(&self, call: &dyn Site) -> Option<String> {
+        if !self.sinks.headers.setters.iter().any(|m| m == call.name()) || call.arg_count() < 2 {
+            return None;
+        }
+        call.arg_constant(0)
+            .filter(|h| self.is_idempotency_header(h))
+    }
+
+    fn is_key_param(&self, name: &str) -> bool {
+        Catalogue::is_key_param(self, name)
+    }
+
+    fn is_key_header_param(&self, annotation: &AnnotationUse<'_>) -> bool {
+        self.sinks
+            .headers
+            .annotations
+            .iter()
+            .any(|h| (annotation.is)(h))
+            && annotation
+                .value
+                .as_deref()
+                .is_some_and(|h| self.is_idempotency_header(h))
+    }
+
+    fn is_key_carrier(&self, type_is: &dyn Fn(&str) -> bool) -> bool {
+        self.side_effects.key_carriers.iter().any(|k| type_is(k))
+    }
+
+    fn check(&self, method: &str) -> Option<Check> {
+        let g = &self.guards;
+        let has = |names: &[String]| names.iter().any(|m| m == method);
+        if has(&g.first_attempt) {
+            Some(Check::FirstAttempt)
+        } else if has(&g.absence_methods) {
+            Some(Check::Absent)
+        } else if has(&g.presence_methods) {
+            Some(Check::Present)
+        } else {
+            None
+        }
+    }
+
+    fn is_absent_fallback(&self, method: &str) -> bool {
+        self.guards.absent_fallbacks.iter().any(|m| m == method)
+    }
+
+    fn store(&self, method: &str) -> Option<StoreAccess> {
+        self.guards.store.iter().find_map(|s| {
+            if s.writes.iter().any(|m| m == method) {
+                Some(StoreAccess::Write {
+                    key_arg: s.key_arg,
+                    value_arg: s.value_arg,
+                })
+            } else if s.reads.iter().any(|m| m == method) {
+                Some(StoreAccess::Read { key_arg: s.key_arg })
+            } else {
+                None
+            }
+        })
+    }
+
+    fn compute_once_arg(&self, method: &str) -> Option<usize> {
+        self.guards
+            .compute_once
+            .iter()
+            .find(|g| g.methods.iter().any(|m| m == method))
+            .map(|g| g.arg)
+    }
+
+    fn is_persist(&self, method: &str) -> bool {
+        self.guards
+            .persist
+            .prefixes
+            .iter()
+            .any(|p| method.starts_with(p.as_str()))
+    }
+
+    fn side_effect(&self, call: &dyn Site) -> Option<SideEffectMatch<'_>> {
+        let name = call.name();
+        let has = |names: &[String]| names.iter().any(|m| m == name);
+        let of_class =
+            |classes: &[String], is: &dyn Fn(&str) -> bool| classes.iter().any(|k| is(k));
+        let row = self.side_effects.side_effect.iter().find(|row| {
+            match call.form() {
+                Form::Static => {
+                    has(&row.static_methods) && of_class(&row.classes, &|k| call.receiver_is(k))
+                }
+                Form::Instance if !has(&row.instance) => false,
+                // `client.charges().create(…)`, `client.v1().charges().create(…)`
+                Form::Instance if !row.services.is_empty() => {
+                    call.receiver_call()
+                        .is_some_and(|s| has_name(&row.services, s))
+                        && of_class(&row.classes, &|k| call.chain_root_is(k))
+                }
+                Form::Instance => of_class(&row.classes, &|k| call.receiver_is(k)),
+                _ => false,
+            }
+        })?;
+        Some(SideEffectMatch {
+            label: &row.label,
+            row: &row.id,
+        })
+    }
+
+    fn is_lock_wrapper(&self, method: &str) -> bool {
+        self.guards
+            .cluster_locks
+            .wrappers
+            .iter()
+            .any(|m| m == method)
+    }
+
+    fn lock_method(&self, call: &dyn Site) -> Option<bool> {
+        let locks = &self.guards.cluster_locks;
+        if !locks.methods.iter().any(|m| m == call.name()) {
+            return None;
+        }
+        // A JVM-local lock (`ReentrantLock`, `Semaphore`, a rate limiter) guards one replica.
+        Some(!locks.local_types.iter().any(|x| call.receiver_is(x)))
+    }
+
+    fn is_lock_sql(&self, sql: &str) -> bool {
+        let locks = &self.guards.cluster_locks;
+        let t = sql.to_lowercase();
+        locks.sql.iter().any(|f| t.contains(f.as_str()))
+            || locks
+                .sql_all
+                .iter()
+                .any(|all| all.iter().all(|f| t.contains(f.as_str())))
+    }
+}
+
+fn has_name(names: &[String], name: &str) -> bool {
+    names.iter().any(|m| m == name)
+}
+
+impl Catalogue {
+    /// The words of key sinks and side effects the prefilter looks for in a file.
+    pub fn effect_words(&self) -> EffectWords<'_> {
+        let sinks = &self.sinks;
+        EffectWords {
+            sink_methods: sinks.methods.iter().flat_map(|m| &m.names).collect(),
+            key_classes: sinks.constructor.iter().flat_map(|c| &c.classes).collect(),
+            header_names: &sinks.headers.names,
+            param_contains: &sinks.parameters.contains,
+            param_equals: &sinks.parameters.equals,
+            side_effects: self
+                .side_effects
+                .side_effect
+                .iter()
+                .map(|se| SideEffectWords {
+                    classes: &se.classes,
+                    methods: se
+                        .static_methods
+                        .iter()
+                        .chain(&se.instance)
+                        .chain(&se.services)
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}

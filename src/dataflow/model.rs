@@ -1,0 +1,172 @@
+//! The questions the engine asks about frameworks and libraries, in the spirit of CodeQL's
+//! `ConfigSig`: which calls are sources, key sinks, barriers (guards), flow steps, side effects
+//! and cluster-wide locks. The engine knows no framework: it describes a call in its own neutral
+//! terms ([`Site`]) and a [`Model`] answers. The compiled catalogue is one model; a unit test
+//! drives the engine with a tiny model of its own.
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::semantic::Factories;
+
+/// What makes a value differ between attempts.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    Random,
+    Clock,
+    Attempt,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Random => "random",
+            SourceKind::Clock => "clock",
+            SourceKind::Attempt => "attempt",
+        }
+    }
+}
+
+/// How a call (or what stands for one) is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `name(…)`, unqualified.
+    Bare,
+    /// `Type.name(…)`.
+    Static,
+    /// `value.name(…)`.
+    Instance,
+    /// `new Type(…)`; the name is the type as written.
+    New,
+    /// `Type::name` (`Type::new` for a constructor).
+    StaticRef,
+    /// `value::name`.
+    InstanceRef,
+}
+
+/// A call as the engine sees it. The model asks only what it needs; each answer is computed
+/// when asked.
+pub trait Site {
+    fn name(&self) -> &str;
+    fn form(&self) -> Form;
+    fn arg_count(&self) -> usize;
+    /// Is the receiver's type (the class of a static call or reference, the class created, the
+    /// static type of a value) resolved: neither unresolvable nor what a library call returns?
+    fn receiver_known(&self) -> bool;
+    /// Is the receiver's type `class` or a subtype of it (an unresolvable type by its simple
+    /// name)? False when there is no receiver or its type cannot be told.
+    fn receiver_is(&self, class: &str) -> bool;
+    /// Argument `i` as written: a string literal's contents or a dotted name.
+    fn arg_text(&self, i: usize) -> Option<String>;
+    /// Argument `i`'s compile-time constant value.
+    fn arg_constant(&self, i: usize) -> Option<String>;
+    /// For a bare call not shadowed by a project method: the classes its name is statically
+    /// imported from.
+    fn static_import_owners(&self) -> Vec<String>;
+    /// For an instance call whose receiver is itself a call (`client.charges().create(…)`): the
+    /// name of that call.
+    fn receiver_call(&self) -> Option<&str>;
+    /// Is the root of the receiver's call chain (`client` in `client.v1().charges()`) of type
+    /// `class`?
+    fn chain_root_is(&self, class: &str) -> bool;
+}
+
+/// A source the model recognized, and the id of the row that says so (empty when the row has
+/// none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourceMatch<'m> {
+    pub kind: SourceKind,
+    pub row: &'m str,
+}
+
+/// An argument that is an idempotency key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeySink<'m> {
+    pub arg: usize,
+    pub row: &'m str,
+}
+
+/// A known non-idempotent call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SideEffectMatch<'m> {
+    pub label: &'m str,
+    pub row: &'m str,
+}
+
+/// A condition call that tests a key (barriers of a generate-once guard).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// `key.isEmpty()`, `StringUtils.isBlank(key)`: true when the key is absent.
+    Absent,
+    /// `key.isPresent()`, `map.containsKey(k)`: true when it is present.
+    Present,
+    /// `ctx.getRetryCount()`: tells the first attempt from the others.
+    FirstAttempt,
+}
+
+/// A call on durable storage that outlives an attempt (`ctx.setAttribute("key", v)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreAccess {
+    Write { key_arg: usize, value_arg: usize },
+    Read { key_arg: usize },
+}
+
+/// An annotation of a parameter: its type test and its value (`value`, `name` or the only one)
+/// as written: a string literal's contents or a dotted name.
+pub struct AnnotationUse<'a> {
+    pub is: &'a dyn Fn(&str) -> bool,
+    pub value: Option<String>,
+}
+
+/// What the engine asks. One method per question; the arguments are the engine's own terms.
+pub trait Model: Factories + Sync {
+    // Sources.
+    /// Can a call of a method named so be a source (constructors aside)? A cheap first test.
+    fn may_be_source(&self, method: &str) -> bool;
+    /// Is the call (or constructor, or method reference) a per-attempt source?
+    fn source(&self, call: &dyn Site) -> Option<SourceMatch<'_>>;
+    /// A parameter the framework fills with a per-attempt value, by its annotations.
+    fn parameter_source(&self, annotations: &[AnnotationUse<'_>]) -> Option<SourceMatch<'_>>;
+    /// A method that increments a counter object and returns the new count.
+    fn is_counter_increment(&self, method: &str) -> bool;
+
+    // Flow steps (library factories are in [`Factories`]).
+    /// A library call whose result keeps its operands' values except the per-attempt kinds
+    /// returned (a coarse clock that only keeps the date, say).
+    fn coarse_step(&self, call: &dyn Site) -> Option<&[SourceKind]>;
+
+    // Key sinks.
+    /// The arguments of the call (or constructor) that are idempotency keys.
+    fn key_sinks(&self, call: &dyn Site) -> Vec<KeySink<'_>>;
+    /// A call that sets an idempotency header: the header's name (the value is argument 1).
+    fn key_header(&self, call: &dyn Site) -> Option<String>;
+    /// Is a parameter (or record component) a key by its name?
+    fn is_key_param(&self, name: &str) -> bool;
+    /// Is a parameter a key by its header annotation (`@RequestHeader("Idempotency-Key")`)? The
+    /// annotation's value is given as its constant value.
+    fn is_key_header_param(&self, annotation: &AnnotationUse<'_>) -> bool;
+    /// Does a value of this type (request options received from a caller) carry a key?
+    fn is_key_carrier(&self, type_is: &dyn Fn(&str) -> bool) -> bool;
+
+    // Barriers and guards.
+    fn check(&self, method: &str) -> Option<Check>;
+    /// `Optional.ofNullable(x).orElseGet(…)`: the supplier runs only when `x` is absent.
+    fn is_absent_fallback(&self, method: &str) -> bool;
+    fn store(&self, method: &str) -> Option<StoreAccess>;
+    /// A generate-once map (`computeIfAbsent`): the argument that runs only when the key is absent.
+    fn compute_once_arg(&self, method: &str) -> Option<usize>;
+    /// A call that persists an entity (`save…`).
+    fn is_persist(&self, method: &str) -> bool;
+
+    // Side effects.
+    fn side_effect(&self, call: &dyn Site) -> Option<SideEffectMatch<'_>>;
+
+    // Cluster-wide locks.
+    /// Code passed to this call runs under a cluster-wide lock.
+    fn is_lock_wrapper(&self, method: &str) -> bool;
+    /// Does a call of a method named so say whether a lock is held: `Some(true)` a cluster-wide
+    /// one, `Some(false)` one of this replica only; `None`: not a lock method.
+    fn lock_method(&self, call: &dyn Site) -> Option<bool>;
+    /// Does SQL text take a cluster-wide lock or claim rows?
+    fn is_lock_sql(&self, sql: &str) -> bool;
+}

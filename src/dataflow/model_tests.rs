@@ -1,0 +1,213 @@
+//! The engine is generic: a tiny model of its own (not the catalogue) drives it.
+
+use super::model::*;
+use super::*;
+use crate::semantic::{Project, SourceFile};
+
+/// `Foo.bar()` is a random source, `send(x)` takes a key; nothing else is known.
+struct TinyModel;
+
+impl Factories for TinyModel {
+    fn static_factory(&self, _: &dyn Fn(&str) -> bool, _: &str) -> Option<String> {
+        None
+    }
+    fn instance_factory(&self, _: &str, _: &str) -> Option<String> {
+        None
+    }
+}
+
+impl Model for TinyModel {
+    fn may_be_source(&self, method: &str) -> bool {
+        method == "bar"
+    }
+    fn source(&self, call: &dyn Site) -> Option<SourceMatch<'_>> {
+        (call.name() == "bar" && call.form() == Form::Static && call.receiver_is("Foo")).then_some(
+            SourceMatch {
+                kind: SourceKind::Random,
+                row: "tiny.foo-bar",
+            },
+        )
+    }
+    fn parameter_source(&self, _: &[AnnotationUse<'_>]) -> Option<SourceMatch<'_>> {
+        None
+    }
+    fn is_counter_increment(&self, _: &str) -> bool {
+        false
+    }
+    fn coarse_step(&self, _: &dyn Site) -> Option<&[SourceKind]> {
+        None
+    }
+    fn key_sinks(&self, call: &dyn Site) -> Vec<KeySink<'_>> {
+        if call.name() == "send" && call.form() != Form::New {
+            vec![KeySink {
+                arg: 0,
+                row: "tiny.send",
+            }]
+        } else {
+            Vec::new()
+        }
+    }
+    fn key_header(&self, _: &dyn Site) -> Option<String> {
+        None
+    }
+    fn is_key_param(&self, _: &str) -> bool {
+        false
+    }
+    fn is_key_header_param(&self, _: &AnnotationUse<'_>) -> bool {
+        false
+    }
+    fn is_key_carrier(&self, _: &dyn Fn(&str) -> bool) -> bool {
+        false
+    }
+    fn check(&self, _: &str) -> Option<Check> {
+        None
+    }
+    fn is_absent_fallback(&self, _: &str) -> bool {
+        false
+    }
+    fn store(&self, _: &str) -> Option<StoreAccess> {
+        None
+    }
+    fn compute_once_arg(&self, _: &str) -> Option<usize> {
+        None
+    }
+    fn is_persist(&self, _: &str) -> bool {
+        false
+    }
+    fn side_effect(&self, _: &dyn Site) -> Option<SideEffectMatch<'_>> {
+        None
+    }
+    fn is_lock_wrapper(&self, _: &str) -> bool {
+        false
+    }
+    fn lock_method(&self, _: &dyn Site) -> Option<bool> {
+        None
+    }
+    fn is_lock_sql(&self, _: &str) -> bool {
+        false
+    }
+}
+
+const SNIPPET: &str = r#"
+package p;
+
+import java.util.UUID;
+
+class Payments {
+    private final Gateway gateway;
+
+    Payments(Gateway gateway) {
+        this.gateway = gateway;
+    }
+
+    void pay() {
+        String key = Foo.bar();
+        gateway.send(key);
+    }
+
+    void payWithUuid() {
+        gateway.send(UUID.randomUUID().toString());
+    }
+
+    void submit(String key) {
+        gateway.send(key);
+    }
+
+    void payThroughHelper() {
+        submit(Foo.bar());
+    }
+}
+"#;
+
+fn project() -> Project {
+    let facts = crate::java::parse(SNIPPET.as_bytes()).expect("the snippet parses");
+    Project::new(vec![SourceFile {
+        path: "Payments.java".into(),
+        facts,
+    }])
+}
+
+fn method(p: &Project, name: &str) -> MethodId {
+    p.all_methods()
+        .find(|m| p.method(*m).name == name)
+        .unwrap_or_else(|| panic!("method {name}"))
+}
+
+fn no_summaries(p: &Project) -> Summaries {
+    p.files
+        .iter()
+        .map(|f| vec![Summary::default(); f.facts.methods.len()])
+        .collect()
+}
+
+/// (source label, source row, sink label, sink row) of each source-to-sink event.
+fn events(flow: &MethodFlow) -> Vec<(String, String, String, String)> {
+    flow.events
+        .iter()
+        .map(|e| {
+            let s = &flow.sources[e.source as usize];
+            let row = s.via.as_ref().map_or(&s.row, |d| &d.row);
+            (
+                s.label.clone(),
+                row.clone(),
+                e.sink.label.clone(),
+                e.sink.row.clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_tiny_model_makes_its_source_reach_its_sink() {
+    let p = project();
+    let sums = no_summaries(&p);
+    let flow = analyze(&p, &TinyModel, &sums, method(&p, "pay"));
+    assert_eq!(
+        events(&flow),
+        vec![(
+            "Foo.bar()".to_string(),
+            "tiny.foo-bar".to_string(),
+            "send(…)".to_string(),
+            "tiny.send".to_string()
+        )]
+    );
+    assert_eq!(flow.sources[0].kind, SourceKind::Random);
+    assert_eq!(flow.effects.len(), 1, "the key sink runs in `pay`");
+    assert_eq!(flow.effects[0].row, "tiny.send");
+}
+
+#[test]
+fn the_engine_knows_no_source_the_model_does_not_name() {
+    let p = project();
+    let sums = no_summaries(&p);
+    let flow = analyze(&p, &TinyModel, &sums, method(&p, "payWithUuid"));
+    assert!(
+        flow.sources.is_empty(),
+        "UUID.randomUUID() is not the tiny model's source"
+    );
+    assert!(flow.events.is_empty());
+}
+
+#[test]
+fn a_tiny_models_sink_reaches_callers_through_summaries() {
+    let p = project();
+    let mut sums = no_summaries(&p);
+    let submit = method(&p, "submit");
+    let summary = analyze(&p, &TinyModel, &sums, submit).summary;
+    let sink = summary
+        .param_sinks
+        .get(&0)
+        .expect("parameter 0 of submit reaches send");
+    assert_eq!(sink.row, "tiny.send");
+    sums[submit.0 as usize][submit.1 as usize] = summary;
+    let flow = analyze(&p, &TinyModel, &sums, method(&p, "payThroughHelper"));
+    assert_eq!(
+        events(&flow),
+        vec![(
+            "Foo.bar()".to_string(),
+            "tiny.foo-bar".to_string(),
+            "send(…)".to_string(),
+            "tiny.send".to_string()
+        )]
+    );
+}

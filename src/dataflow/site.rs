@@ -1,0 +1,160 @@
+//! A call, constructor or method reference described to the model in the engine's terms; each
+//! answer (the receiver's type, an argument's constant) is computed when the model asks.
+
+use super::cx::Cx;
+use super::model::{Form, Site};
+use crate::java::ir::*;
+use crate::semantic::TypeRef;
+use std::cell::OnceCell;
+
+enum What<'a> {
+    Call(&'a Call),
+    New(&'a New),
+    Ref(&'a MethodRef),
+}
+
+pub(super) struct CallSite<'a, 'p> {
+    cx: &'a Cx<'p>,
+    what: What<'a>,
+    form: OnceCell<Form>,
+    /// The receiver's type: `None` when there is none or it cannot be told.
+    recv: OnceCell<Option<TypeRef>>,
+}
+
+impl<'a, 'p> CallSite<'a, 'p> {
+    fn new(cx: &'a Cx<'p>, what: What<'a>) -> Self {
+        CallSite {
+            cx,
+            what,
+            form: OnceCell::new(),
+            recv: OnceCell::new(),
+        }
+    }
+
+    pub(super) fn call(cx: &'a Cx<'p>, c: &'a Call) -> Self {
+        Self::new(cx, What::Call(c))
+    }
+
+    pub(super) fn new_object(cx: &'a Cx<'p>, n: &'a New) -> Self {
+        Self::new(cx, What::New(n))
+    }
+
+    pub(super) fn method_ref(cx: &'a Cx<'p>, m: &'a MethodRef) -> Self {
+        Self::new(cx, What::Ref(m))
+    }
+
+    fn args(&self) -> &'a [Expr] {
+        match self.what {
+            What::Call(c) => &c.args,
+            What::New(n) => &n.args,
+            What::Ref(_) => &[],
+        }
+    }
+
+    fn recv_type(&self) -> Option<&TypeRef> {
+        self.recv
+            .get_or_init(|| {
+                let cx = self.cx;
+                match (&self.what, self.form()) {
+                    (What::Call(c), Form::Static) => {
+                        c.recv.as_ref()?.dotted().map(|d| cx.resolve(&d))
+                    }
+                    (What::Call(c), Form::Instance) => cx.type_of(c.recv.as_ref()?),
+                    (What::New(n), _) => Some(cx.resolve(&n.ty)),
+                    (What::Ref(m), Form::StaticRef) => m.recv.dotted().map(|d| cx.resolve(&d)),
+                    (What::Ref(m), _) => cx.type_of(&m.recv),
+                    _ => None,
+                }
+            })
+            .as_ref()
+    }
+}
+
+impl Site for CallSite<'_, '_> {
+    fn name(&self) -> &str {
+        match self.what {
+            What::Call(c) => &c.name,
+            What::New(n) => &n.ty,
+            What::Ref(m) => &m.name,
+        }
+    }
+
+    fn form(&self) -> Form {
+        *self.form.get_or_init(|| match self.what {
+            What::Call(c) => match &c.recv {
+                None => Form::Bare,
+                Some(r) if self.cx.is_type_name(r) => Form::Static,
+                Some(_) => Form::Instance,
+            },
+            What::New(_) => Form::New,
+            What::Ref(m) if self.cx.is_type_name(&m.recv) && m.recv.dotted().is_some() => {
+                Form::StaticRef
+            }
+            What::Ref(_) => Form::InstanceRef,
+        })
+    }
+
+    fn arg_count(&self) -> usize {
+        self.args().len()
+    }
+
+    fn receiver_known(&self) -> bool {
+        self.recv_type().is_some_and(TypeRef::is_known)
+    }
+
+    fn receiver_is(&self, class: &str) -> bool {
+        self.recv_type()
+            .is_some_and(|t| self.cx.project.type_is(t, class))
+    }
+
+    fn arg_text(&self, i: usize) -> Option<String> {
+        match self.args().get(i)?.peel() {
+            Expr::Str(s, _) => Some(s.clone()),
+            other => other.dotted(),
+        }
+    }
+
+    fn arg_constant(&self, i: usize) -> Option<String> {
+        self.cx.project.constant(self.cx.class, self.args().get(i)?)
+    }
+
+    fn static_import_owners(&self) -> Vec<String> {
+        let cx = self.cx;
+        match self.what {
+            // A static import, unless a method of the enclosing classes shadows it.
+            What::Call(c) if c.recv.is_none() => {
+                if cx.project.resolve_call(cx.class, c, None).is_empty() {
+                    cx.project.static_import_class(cx.file(), &c.name)
+                } else {
+                    Vec::new()
+                }
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn receiver_call(&self) -> Option<&str> {
+        match self.what {
+            What::Call(c) => match c.recv.as_ref()?.peel() {
+                Expr::Call(svc) => Some(&svc.name),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn chain_root_is(&self, class: &str) -> bool {
+        let What::Call(c) = self.what else {
+            return false;
+        };
+        let Some(Expr::Call(svc)) = c.recv.as_ref().map(|r| r.peel()) else {
+            return false;
+        };
+        let mut root = svc.recv.as_ref();
+        while let Some(Expr::Call(x)) = root.map(|e| e.peel()) {
+            root = x.recv.as_ref();
+        }
+        root.and_then(|x| self.cx.type_of(x))
+            .is_some_and(|t| self.cx.project.type_is(&t, class))
+    }
+}
