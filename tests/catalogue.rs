@@ -284,14 +284,14 @@ fn the_listing_names_every_row() {
 #[test]
 fn the_prefilters_words_follow_the_compiled_catalogue() {
     let src = b"class A { void f(Req r, String k) { r.withAcmeToken(k); } }";
-    let builtin = Needles::new(Catalogue::builtin());
+    let builtin = Needles::new(&Catalogue::builtin().effect_words());
     assert!(!Scan::of(src, &builtin).effect);
     let rows = vec![(
         "acme.toml".to_string(),
         "[[sinks.method]]\nid = \"sink.acme\"\nnames = [\"withAcmeToken\"]\n".to_string(),
     )];
     let with = Catalogue::compile(&rows, &[]).unwrap();
-    let needles = Needles::new(&with);
+    let needles = Needles::new(&with.effect_words());
     assert!(Scan::of(src, &needles).effect);
     assert_ne!(needles.fingerprint, builtin.fingerprint);
 
@@ -302,5 +302,5 @@ fn the_prefilters_words_follow_the_compiled_catalogue() {
         "test".to_string(),
     )];
     let without = Catalogue::compile(&[], &off).unwrap();
-    assert!(!Scan::of(header, &Needles::new(&without)).effect);
+    assert!(!Scan::of(header, &Needles::new(&without.effect_words())).effect);
 }

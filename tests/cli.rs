@@ -657,42 +657,36 @@ public class PayoutJob {
 "#,
     )
     .unwrap();
-    let catalogue = |ids: bool| {
-        let id = |s: &str| {
-            if ids {
-                format!("id = \"{s}\"\n")
-            } else {
-                String::new()
-            }
-        };
+    // Every row has an id; `tag` renames them, so that fingerprints can be compared.
+    let catalogue = |tag: &str| {
         format!(
             r#"[[regions.annotation]]
-id = "acme-resilient"
+id = "region.acme-resilient{tag}"
 annotations = ["com.acme.platform.retry.Resilient"]
 label = "@Resilient method"
 
 [[sources.source]]
-{}kind = "random"
+id = "source.acme-ticket{tag}"
+kind = "random"
 classes = ["com.acme.platform.ids.Tickets"]
 static = ["next"]
 
 [[sinks.constructor]]
-{}classes = ["com.acme.platform.ledger.TransferRequest"]
+id = "sink.acme-transfer-request{tag}"
+classes = ["com.acme.platform.ledger.TransferRequest"]
 arg = 0
 
-[[side_effect]]
-id = "acme-ledger-post"
+[[side_effects.call]]
+id = "side-effect.acme-ledger-post{tag}"
 classes = ["com.acme.platform.ledger.Ledger"]
 instance = ["post"]
 label = "a ledger posting"
-"#,
-            id("acme-ticket"),
-            id("acme-transfer-request")
+"#
         )
     };
-    let run = |ids: bool, format: &str| {
-        let cat = dir.path().join(format!("catalogue-{ids}.toml"));
-        std::fs::write(&cat, catalogue(ids)).unwrap();
+    let run = |tag: &str, format: &str| {
+        let cat = dir.path().join(format!("catalogue{tag}.toml"));
+        std::fs::write(&cat, catalogue(tag)).unwrap();
         let out = retrylint()
             .args(["check", "--no-cache", "--format", format, "--catalogue"])
             .arg(&cat)
@@ -702,7 +696,7 @@ label = "a ledger posting"
         assert_eq!(out.status.code(), Some(1), "{out:?}");
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
-    let v = run(true, "json");
+    let v = run("", "json");
     let rows = |rule: &str| {
         v["findings"]
             .as_array()
@@ -715,9 +709,9 @@ label = "a ledger posting"
     assert_eq!(
         rows("RL001"),
         serde_json::json!({
-            "source": ["acme-ticket"],
-            "sink": ["acme-transfer-request"],
-            "region": ["acme-resilient"],
+            "source": ["source.acme-ticket"],
+            "sink": ["sink.acme-transfer-request"],
+            "region": ["region.acme-resilient"],
             "side_effect": [],
         })
     );
@@ -726,18 +720,18 @@ label = "a ledger posting"
         serde_json::json!({
             "source": [],
             "sink": [],
-            "region": ["acme-resilient"],
-            "side_effect": ["acme-ledger-post"],
+            "region": ["region.acme-resilient"],
+            "side_effect": ["side-effect.acme-ledger-post"],
         })
     );
-    let sarif = run(true, "sarif");
+    let sarif = run("", "sarif");
     let result = &sarif["runs"][0]["results"][0];
     assert_eq!(result["ruleId"], "RL001", "{sarif:#}");
     assert_eq!(
         result["properties"]["retrylint/rows"]["source"],
-        serde_json::json!(["acme-ticket"])
+        serde_json::json!(["source.acme-ticket"])
     );
-    // Not part of the fingerprint: the same findings without the ids have the same ones.
+    // Not part of the fingerprint: the same findings made by rows of other ids have the same ones.
     let fingerprints = |v: &serde_json::Value| -> Vec<String> {
         v["findings"]
             .as_array()
@@ -746,10 +740,10 @@ label = "a ledger posting"
             .map(|f| f["fingerprint"].as_str().unwrap().to_string())
             .collect()
     };
-    let without = run(false, "json");
-    assert_eq!(fingerprints(&v), fingerprints(&without));
+    let renamed = run("-v2", "json");
+    assert_eq!(fingerprints(&v), fingerprints(&renamed));
     assert_eq!(
-        without["findings"][0]["rows"]["source"],
-        serde_json::json!([])
+        renamed["findings"][0]["rows"]["source"],
+        serde_json::json!(["source.acme-ticket-v2"])
     );
 }

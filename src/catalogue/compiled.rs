@@ -2,8 +2,8 @@
 //! schema, checked for row ids, merged in order, the disabled rows left out, and the rows' name
 //! lists joined into what the engine looks up.
 
-pub use crate::semantic::glob;
 use super::schema::*;
+pub use crate::semantic::glob;
 use std::collections::{HashMap, HashSet};
 
 /// A catalogue that cannot be used, in one sentence.
@@ -546,4 +546,3 @@ pub fn normalize(s: &str) -> String {
         .flat_map(|c| c.to_lowercase())
         .collect()
 }
-

@@ -133,11 +133,8 @@ fn method(p: &Project, name: &str) -> MethodId {
         .unwrap_or_else(|| panic!("method {name}"))
 }
 
-fn no_summaries(p: &Project) -> Summaries {
-    p.files
-        .iter()
-        .map(|f| vec![Summary::default(); f.facts.methods.len()])
-        .collect()
+fn no_summaries(_: &Project) -> Summaries {
+    Summaries::default()
 }
 
 /// (source label, source row, sink label, sink row) of each source-to-sink event.
@@ -199,7 +196,7 @@ fn a_tiny_models_sink_reaches_callers_through_summaries() {
         .get(&0)
         .expect("parameter 0 of submit reaches send");
     assert_eq!(sink.row, "tiny.send");
-    sums[submit.0 as usize][submit.1 as usize] = summary;
+    sums.set(submit, summary);
     let flow = analyze(&p, &TinyModel, &sums, method(&p, "payThroughHelper"));
     assert_eq!(
         events(&flow),

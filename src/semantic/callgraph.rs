@@ -13,7 +13,11 @@ use std::collections::{BTreeSet, HashMap};
 
 /// The project methods called by method `id`, each with the scope of its call site; sorted,
 /// without duplicates.
-pub fn callees(project: &Project, factories: &dyn Factories, id: MethodId) -> Vec<(ScopeId, MethodId)> {
+pub fn callees(
+    project: &Project,
+    factories: &dyn Factories,
+    id: MethodId,
+) -> Vec<(ScopeId, MethodId)> {
     let mut v = Edges(Vec::new());
     walk(project, factories, id, &mut v);
     let mut out = v.0;

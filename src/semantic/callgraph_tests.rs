@@ -2,8 +2,8 @@
 //! bodies, through method references and constructors, never to a project method by name alone.
 
 use super::callgraph::{CallGraph, callees};
+use super::typer::NoFactories;
 use super::{MethodId, Project, SourceFile};
-use crate::catalogue::Catalogue;
 
 fn project(files: &[(&str, &str)]) -> Project {
     Project::new(
@@ -26,7 +26,7 @@ fn method(p: &Project, class: &str, name: &str) -> MethodId {
 
 /// The callees of `Class.name` as `Class.name/arity`, sorted.
 fn called(p: &Project, class: &str, name: &str) -> Vec<String> {
-    let mut v: Vec<String> = callees(p, Catalogue::builtin(), method(p, class, name))
+    let mut v: Vec<String> = callees(p, &NoFactories, method(p, class, name))
         .iter()
         .map(|(_, m)| {
             let mm = p.method(*m);
@@ -122,7 +122,7 @@ fn a_method_reference_and_a_lambda_body_are_edges_in_their_scopes() {
              r.run(); } }",
     )]);
     let run = method(&p, "Jobs", "run");
-    let edges = callees(&p, Catalogue::builtin(), run);
+    let edges = callees(&p, &NoFactories, run);
     let handle = method(&p, "Jobs", "handle");
     let next = method(&p, "Keys", "next");
     let scope_of = |m| edges.iter().find(|(_, c)| *c == m).map(|(s, _)| *s);
@@ -146,7 +146,7 @@ fn a_constructor_call_reaches_the_constructor_of_its_arity() {
            Order(String id) { this.id = id; } } \
          class Shop { Order make(String id) { return new Order(id); } }",
     )]);
-    let edges = callees(&p, Catalogue::builtin(), method(&p, "Shop", "make"));
+    let edges = callees(&p, &NoFactories, method(&p, "Shop", "make"));
     assert_eq!(edges.len(), 1, "{edges:?}");
     let ctor = p.method(edges[0].1);
     assert!(ctor.is_ctor);
@@ -179,7 +179,7 @@ fn the_graph_holds_only_the_methods_reached_from_its_roots() {
          class A { void a() { b(); } void b() { c(); } void c() { b(); } void unrelated() { a(); } }",
     )]);
     let a = method(&p, "A", "a");
-    let g = CallGraph::reached_from(&p, Catalogue::builtin(), [a]);
+    let g = CallGraph::reached_from(&p, &NoFactories, [a]);
     let names: Vec<String> = g
         .methods()
         .iter()

@@ -101,6 +101,20 @@ pub trait Factories: Sync {
     fn instance_factory(&self, owner: &str, method: &str) -> Option<String>;
 }
 
+/// No library factories: how the semantic layer's unit tests type code without a catalogue.
+#[cfg(test)]
+pub(crate) struct NoFactories;
+
+#[cfg(test)]
+impl Factories for NoFactories {
+    fn static_factory(&self, _: &dyn Fn(&str) -> bool, _: &str) -> Option<String> {
+        None
+    }
+    fn instance_factory(&self, _: &str, _: &str) -> Option<String> {
+        None
+    }
+}
+
 /// Types expressions written in one class, with what the caller knows about locals.
 pub struct Typer<'p, 'l, L: Locals + ?Sized> {
     pub project: &'p Project,
@@ -281,15 +295,6 @@ mod tests {
             "package p; class B { C next() { return null; } } class C {} \
              class A { void m() { var b = new B(); b.next(); } }",
         );
-        struct NoFactories;
-        impl Factories for NoFactories {
-            fn static_factory(&self, _: &dyn Fn(&str) -> bool, _: &str) -> Option<String> {
-                None
-            }
-            fn instance_factory(&self, _: &str, _: &str) -> Option<String> {
-                None
-            }
-        }
         let m = p
             .all_methods()
             .find(|m| p.method(*m).name == "m")
@@ -417,7 +422,6 @@ mod tests {
     /// typed with every local the body declares (`?` where the type cannot be told).
     fn call_types(src: &str, method: &str, call: &str) -> Vec<String> {
         let p = project(src);
-        let cat = Catalogue::builtin();
         let m = p
             .all_methods()
             .find(|m| p.method(*m).name == method)
@@ -438,7 +442,7 @@ mod tests {
         };
         let typer = Typer {
             project: &p,
-            cat,
+            factories: &NoFactories,
             class: p.class_of(m),
             locals: &locals,
         };

@@ -675,7 +675,7 @@ mod tests {
         let classes = s(&["com.stripe.model.Charge", "com.stripe.model.Subscription"]);
         let create = "create".to_string();
         let words = EffectWords {
-            sink_methods: &sinks,
+            sink_methods: sinks.iter().collect(),
             key_classes: vec![&key_class],
             header_names: &headers,
             param_contains: &contains,
