@@ -145,6 +145,31 @@ def git_dir(mirrors: Path, repo: str) -> Path:
     raise SetupError(f"no git mirror of {repo} under {base} (fetch github:{repo} first).")
 
 
+def absent_blobs(source: Path, commit: str) -> list[str]:
+    """Paths at `commit` whose blobs the mirror does not hold (a snapshot may leave out its
+    largest files, such as bundled jars); `git archive` would fail on them."""
+    listing = subprocess.run(
+        ["git", "--git-dir", str(source), "ls-tree", "-r", "-z", commit],
+        capture_output=True, check=True,
+    ).stdout.decode(errors="surrogateescape")
+    blobs = {}
+    for entry in listing.split("\0"):
+        if not entry:
+            continue
+        meta, _, path = entry.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            blobs.setdefault(parts[2], []).append(path)
+    if not blobs:
+        return []
+    check = subprocess.run(
+        ["git", "--git-dir", str(source), "cat-file", "--batch-check"],
+        input="\n".join(blobs).encode() + b"\n", capture_output=True, check=True,
+    ).stdout.decode()
+    return [path for line in check.splitlines() if line.endswith(" missing")
+            for path in blobs.get(line.split()[0], [])]
+
+
 def checkout(mirrors: Path, cache: Path, repo: str, commit: str) -> Path:
     """The tree of `repo` at `commit`, extracted once into the cache."""
     tree = cache / f"{repo.replace('/', '+')}@{commit}"
@@ -155,7 +180,8 @@ def checkout(mirrors: Path, cache: Path, repo: str, commit: str) -> Path:
     partial = Path(tempfile.mkdtemp(prefix=tree.name + ".", dir=cache))
     try:
         archive = subprocess.Popen(
-            ["git", "--git-dir", str(source), "archive", "--format=tar", commit],
+            ["git", "--git-dir", str(source), "archive", "--format=tar", commit, "--", "."]
+            + [f":(exclude,literal){path}" for path in absent_blobs(source, commit)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         untar = subprocess.run(["tar", "-x", "-C", str(partial)], stdin=archive.stdout, capture_output=True)
