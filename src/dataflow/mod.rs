@@ -75,6 +75,52 @@ pub struct Summary {
     pub ret_lock: bool,
 }
 
+impl Summary {
+    /// The least upper bound of `self` and `other`, for recursive cycles: sets and flags are
+    /// united, and where both name a value for the same key (a source of a kind, the sink of a
+    /// parameter) the smaller one is kept, so that a cycle's summaries only grow and converge
+    /// whatever order its members are analysed in.
+    pub fn join(&mut self, other: Summary) {
+        fn keep_min<K: Ord, V: Ord>(into: &mut BTreeMap<K, V>, from: BTreeMap<K, V>) {
+            for (k, v) in from {
+                match into.get_mut(&k) {
+                    Some(old) if *old <= v => {}
+                    Some(old) => *old = v,
+                    None => {
+                        into.insert(k, v);
+                    }
+                }
+            }
+        }
+        keep_min(&mut self.ret_sources, other.ret_sources);
+        self.ret_params.extend(other.ret_params);
+        self.ret_fields.extend(other.ret_fields);
+        keep_min(&mut self.param_sinks, other.param_sinks);
+        keep_min(&mut self.field_sinks, other.field_sinks);
+        keep_min(&mut self.field_sources, other.field_sources);
+        for (k, v) in other.field_params {
+            self.field_params.entry(k).or_default().extend(v);
+        }
+        self.ret_this |= other.ret_this;
+        self.ret_keyed |= other.ret_keyed;
+        self.ret_lock |= other.ret_lock;
+        match (&mut self.ret_shape, other.ret_shape) {
+            (Some(mine), Some(theirs)) => {
+                mine.map |= theirs.map;
+                mine.builder |= theirs.builder;
+                for (k, f) in theirs.fields {
+                    let into = mine.fields.entry(k).or_default();
+                    into.params.extend(f.params);
+                    into.this_fields.extend(f.this_fields);
+                    keep_min(&mut into.sources, f.sources);
+                }
+            }
+            (None, Some(theirs)) => self.ret_shape = Some(theirs),
+            (_, None) => {}
+        }
+    }
+}
+
 /// Where a field's value comes from, in the callee's parameters.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ParamPath {

@@ -208,3 +208,44 @@ fn a_tiny_models_sink_reaches_callers_through_summaries() {
         )]
     );
 }
+
+/// Joining summaries (how a recursive cycle's members are updated) does not depend on the
+/// order: two sources of the same kind keep the smaller, sets and flags are united, and
+/// joining again changes nothing, so a cycle converges.
+#[test]
+fn summaries_join_in_any_order_and_settle() {
+    let desc = |label: &str, start: u32| SourceDesc {
+        kind: SourceKind::Random,
+        row: String::new(),
+        label: label.into(),
+        loc: crate::semantic::Loc {
+            file: 0,
+            span: crate::java::ir::Span {
+                start,
+                end: start + 1,
+            },
+        },
+    };
+    let mut a = Summary::default();
+    a.ret_sources
+        .insert(SourceKind::Random, desc("newKey()", 40));
+    a.ret_params.insert(0);
+    let mut b = Summary::default();
+    b.ret_sources
+        .insert(SourceKind::Random, desc("UUID.randomUUID()", 10));
+    b.ret_keyed = true;
+    let mut ab = a.clone();
+    ab.join(b.clone());
+    let mut ba = b.clone();
+    ba.join(a.clone());
+    assert_eq!(ab, ba);
+    assert_eq!(
+        ab.ret_sources[&SourceKind::Random].label,
+        "UUID.randomUUID()"
+    );
+    assert!(ab.ret_keyed && ab.ret_params.contains(&0));
+    let mut again = ab.clone();
+    again.join(a);
+    again.join(b);
+    assert_eq!(again, ab);
+}

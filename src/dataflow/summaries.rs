@@ -76,7 +76,10 @@ pub fn summarize(
 
 /// Iterates the summaries of the recursive component `members` to a fixpoint: every member once,
 /// then again each caller (in the component) of a member whose summary changed, until nothing
-/// changes. `false` when the bound of [`MAX_CHANGES_PER_METHOD`] × members was reached first.
+/// changes. A member's summary is joined with what it was (see [`Summary::join`]), so it only
+/// grows: analysing a member against its callees' newer summaries may otherwise pick another
+/// of several equal sources and flip back and forth (a cycle of 1,126 methods in a Spring
+/// codebase never settled). `false` when the bound of [`MAX_CHANGES_PER_METHOD`] × members was reached first.
 fn fixpoint(
     project: &Project,
     model: &dyn Model,
@@ -94,42 +97,42 @@ fn fixpoint(
             }
         }
     }
-    // First every member, in parallel; then a worklist of the callers of what changed.
+    // Rounds: every member first, then the callers (in the component) of the members whose
+    // summary changed, each round in parallel against the summaries of the round before. The
+    // order within a round does not matter, so the result is the same on every thread count.
+    let edges: usize = callers.iter().map(Vec::len).sum();
+    let mut budget = (members.len() + edges).saturating_mul(MAX_CHANGES_PER_METHOD);
+    let mut dirty: Vec<usize> = (0..members.len()).collect();
     let mut queued = vec![false; members.len()];
-    let mut work: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
-    let first: Vec<(usize, Summary)> = members
-        .par_iter()
-        .enumerate()
-        .map(|(i, id)| (i, super::analyze(project, model, sums, *id).summary))
-        .collect();
-    let update = |i: usize,
-                  summary: Summary,
-                  sums: &mut Summaries,
-                  work: &mut std::collections::VecDeque<usize>,
-                  queued: &mut Vec<bool>| {
-        if sums.set(members[i], summary) {
-            for &c in &callers[i] {
-                if !queued[c] {
-                    queued[c] = true;
-                    work.push_back(c);
+    while !dirty.is_empty() {
+        if budget < dirty.len() {
+            return false;
+        }
+        budget -= dirty.len();
+        let next: Vec<(usize, Summary)> = dirty
+            .par_iter()
+            .map(|&i| {
+                let mut joined = sums.of(members[i]).clone();
+                joined.join(super::analyze(project, model, sums, members[i]).summary);
+                (i, joined)
+            })
+            .collect();
+        let mut again = Vec::new();
+        for (i, summary) in next {
+            if sums.set(members[i], summary) {
+                for &c in &callers[i] {
+                    if !queued[c] {
+                        queued[c] = true;
+                        again.push(c);
+                    }
                 }
             }
         }
-    };
-    for (i, summary) in first {
-        update(i, summary, sums, &mut work, &mut queued);
-    }
-    // Each change of a member re-analyses its callers once.
-    let edges: usize = callers.iter().map(Vec::len).sum();
-    let mut budget = (members.len() + edges).saturating_mul(MAX_CHANGES_PER_METHOD);
-    while let Some(i) = work.pop_front() {
-        if budget == 0 {
-            return false;
+        for &c in &again {
+            queued[c] = false;
         }
-        budget -= 1;
-        queued[i] = false;
-        let summary = super::analyze(project, model, sums, members[i]).summary;
-        update(i, summary, sums, &mut work, &mut queued);
+        again.sort_unstable();
+        dirty = again;
     }
     true
 }
