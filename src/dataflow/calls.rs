@@ -140,7 +140,17 @@ impl Cx<'_> {
         // An unknown call with a per-attempt argument or receiver returns a per-attempt value;
         // builders and appenders keep what they were given.
         self.library_shape(c, &args);
-        let mut t = recv_t;
+        // A getter or record accessor on a parameter reads that property of it
+        // (`command.dedupeKey()`), so a caller that knows the argument's fields passes only it.
+        let mut t = match &c.recv {
+            Some(r) if c.args.is_empty() && !recv_is_type && !matches!(r, Expr::This(_)) => {
+                let prop = property_of(&c.name, "get")
+                    .or_else(|| property_of(&c.name, "is"))
+                    .unwrap_or_else(|| c.name.clone());
+                super::shapes::part_of(&recv_t, &prop)
+            }
+            _ => recv_t,
+        };
         for a in &args {
             union(&mut t, a);
         }
@@ -270,7 +280,10 @@ impl Cx<'_> {
             let s = sums.of(*m);
             let mut hits = Vec::new();
             for (p, sink) in &s.param_sinks {
-                let idx = *p as usize;
+                let (idx, part) = match p {
+                    ParamPath::Whole(i) => (*i as usize, None),
+                    ParamPath::Field(i, f) => (*i as usize, Some(f)),
+                };
                 let callee = self.project.method(*m);
                 let is_vararg =
                     idx + 1 == callee.params.len() && callee.params[idx].ty.ends_with("[]");
@@ -280,7 +293,11 @@ impl Cx<'_> {
                         union(&mut t, a);
                     }
                 } else if let Some(a) = args.get(idx) {
-                    t = a.clone();
+                    // Only the property the callee reads reaches its sink.
+                    t = match part {
+                        Some(f) => self.field_of(c.args.get(idx), a, f),
+                        None => a.clone(),
+                    };
                 }
                 if sink.at_argument {
                     // A key parameter of a client method: the request goes out here.

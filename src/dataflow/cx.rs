@@ -318,11 +318,18 @@ impl<'p> Cx<'p> {
                     scope,
                     at,
                 }),
-                Origin::Param(p) | Origin::ParamField(p, _) => {
+                Origin::Param(p) => {
                     self.out
                         .summary
                         .param_sinks
-                        .entry(*p)
+                        .entry(ParamPath::Whole(*p))
+                        .or_insert_with(|| sink.clone());
+                }
+                Origin::ParamField(p, f) => {
+                    self.out
+                        .summary
+                        .param_sinks
+                        .entry(ParamPath::Field(*p, f.clone()))
                         .or_insert_with(|| sink.clone());
                 }
                 Origin::Field(f) => {

@@ -59,7 +59,9 @@ pub struct Summary {
     pub ret_sources: BTreeMap<SourceKind, SourceDesc>,
     pub ret_params: BTreeSet<u16>,
     pub ret_fields: BTreeSet<String>,
-    pub param_sinks: BTreeMap<u16, SinkRef>,
+    /// The parameters, or properties of parameters (`command.dedupeKey()`), that reach a key
+    /// sink: a caller passes only that part of its argument.
+    pub param_sinks: BTreeMap<ParamPath, SinkRef>,
     pub field_sinks: BTreeMap<String, SinkRef>,
     pub field_sources: BTreeMap<String, SourceDesc>,
     /// The parameters (or fields of parameters) each `this` field is set from: a constructor's

@@ -193,7 +193,7 @@ fn a_tiny_models_sink_reaches_callers_through_summaries() {
     let summary = analyze(&p, &TinyModel, &sums, submit).summary;
     let sink = summary
         .param_sinks
-        .get(&0)
+        .get(&ParamPath::Whole(0))
         .expect("parameter 0 of submit reaches send");
     assert_eq!(sink.row, "tiny.send");
     sums.set(submit, summary);

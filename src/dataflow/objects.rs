@@ -79,11 +79,12 @@ impl Cx<'_> {
                 let s = sums.of(m);
                 let mut hits = Vec::new();
                 for (p, sink) in &s.param_sinks {
-                    if let Some(a) = args.get(*p as usize) {
-                        hits.push((
-                            a.clone(),
-                            self.at_argument(sink, n.args.get(*p as usize).map(|a| a.span())),
-                        ));
+                    let t = self.args_at(&BTreeSet::from([p.clone()]), &n.args, &args);
+                    let i = match p {
+                        ParamPath::Whole(i) | ParamPath::Field(i, _) => *i as usize,
+                    };
+                    if i < args.len() {
+                        hits.push((t, self.at_argument(sink, n.args.get(i).map(|a| a.span()))));
                     }
                 }
                 let fs: Vec<SourceDesc> = s.field_sources.values().cloned().collect();
@@ -214,7 +215,12 @@ impl Cx<'_> {
         let m = self.method;
         for (i, p) in m.params.iter().enumerate() {
             let i = i as u16;
-            if self.out.summary.param_sinks.contains_key(&i) {
+            if self
+                .out
+                .summary
+                .param_sinks
+                .contains_key(&ParamPath::Whole(i))
+            {
                 continue;
             }
             let loc = Loc {
@@ -223,7 +229,7 @@ impl Cx<'_> {
             };
             if self.model.is_key_param(&p.name) {
                 self.out.summary.param_sinks.insert(
-                    i,
+                    ParamPath::Whole(i),
                     SinkRef {
                         loc: loc.clone(),
                         label: format!("parameter `{}` of `{}`", p.name, m.name),
@@ -243,7 +249,7 @@ impl Cx<'_> {
                     };
                     if self.model.is_key_header_param(&header) {
                         self.out.summary.param_sinks.insert(
-                            i,
+                            ParamPath::Whole(i),
                             SinkRef {
                                 loc: loc.clone(),
                                 label: format!("header parameter `{}` of `{}`", p.name, m.name),
