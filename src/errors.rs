@@ -191,7 +191,7 @@ mod tests {
             "error read"
         );
         // Ordered by name, as the report sorts errors.
-        let mut kinds = vec![
+        let mut kinds = [
             ErrorKind::Syntax,
             ErrorKind::Read,
             ErrorKind::Incomplete,

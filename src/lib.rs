@@ -22,9 +22,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use errors::{
-    BaselineError, ErrorKind, FileError, INCOMPLETE, RunError, Severity,
-};
+pub use errors::{BaselineError, ErrorKind, FileError, INCOMPLETE, RunError, Severity};
 pub use findings::{Finding, Related};
 pub use pipeline::phase;
 pub use policy::enabled as rule_enabled;

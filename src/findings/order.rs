@@ -51,7 +51,10 @@ impl Lines {
 
 /// Columns as UTF-16 code units (SARIF's default), fingerprints, and the final order.
 pub fn finish(findings: &mut [Finding], texts: &BTreeMap<String, String>) {
-    let lines: HashMap<&str, Lines> = texts.iter().map(|(p, t)| (p.as_str(), Lines::of(t))).collect();
+    let lines: HashMap<&str, Lines> = texts
+        .iter()
+        .map(|(p, t)| (p.as_str(), Lines::of(t)))
+        .collect();
     // One-based column of a byte offset in UTF-16 code units, counted from its line's start.
     let col = |path: &str, span: Span, end: bool| -> u32 {
         let off = if end { span.end } else { span.start } as usize;

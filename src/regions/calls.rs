@@ -45,6 +45,8 @@ impl<'p> Visitor<'p> for Regions {
                 },
                 scheduler: false,
                 parts: vec![Part::Scopes(body.id, vec![*scope])],
+                dead: None,
+                report_dead: false,
             });
         }
     }
@@ -68,6 +70,8 @@ impl Regions {
                     },
                     scheduler: row.scheduler,
                     parts,
+                    dead: None,
+                    report_dead: false,
                 });
             }
         }
@@ -101,6 +105,8 @@ impl Regions {
                     },
                     scheduler: false,
                     parts,
+                    dead: None,
+                    report_dead: false,
                 });
             }
         }

@@ -82,6 +82,8 @@ pub fn implementation_regions(
                             },
                             scheduler: row.scheduler,
                             parts: vec![Part::Whole(*m)],
+                            dead: None,
+                            report_dead: false,
                         });
                     }
                 }
@@ -131,6 +133,8 @@ pub fn implementation_regions(
                     },
                     scheduler: row.scheduler,
                     parts: vec![Part::Scopes(id, scopes)],
+                    dead: None,
+                    report_dead: false,
                 });
             }
         }

@@ -4,6 +4,7 @@
 mod annotations;
 mod calls;
 mod implementations;
+pub mod liveness;
 mod pipelines;
 mod retry_loops;
 
@@ -35,6 +36,10 @@ pub struct Region {
     pub loc: Loc,
     pub scheduler: bool,
     pub parts: Vec<Part>,
+    /// Why the framework can never run it again (SPEC §3.3); `None` for a live region.
+    pub dead: Option<liveness::Dead>,
+    /// A dead region of this kind is reported (RL006): a retry annotation, not a listener.
+    pub report_dead: bool,
 }
 
 impl Region {

@@ -6,7 +6,9 @@
 //! 1. Every file is read once and scanned as bytes (no parse): its identifier tokens, the type
 //!    names it declares and extends, its package, and whether it contains an *effect word* —
 //!    a name or text the catalogue's sinks and side effects need (`setIdempotencyKey`,
-//!    `Idempotency-Key`, `com.stripe.model`, a parameter named `idempotencyKey`, …).
+//!    `Idempotency-Key`, `com.stripe.model`, a parameter named `idempotencyKey`, …), or a
+//!    retry annotation that RL006 reports when it is dead and the annotations that enable it
+//!    (`Retryable`, `EnableRetry`).
 //! 2. Backwards: the files with an effect word are parsed; a method whose text has an effect
 //!    word, or names a method, class or field already known to lead to an effect, leads to an
 //!    effect too; every file that mentions one of those names is parsed, until nothing new is
@@ -368,6 +370,15 @@ impl Needles {
             .flat_map(|row| &row.names)
             .map(|m| token_hash(m.as_bytes()))
             .collect();
+        // A retry annotation that may be dead is reported (RL006) whatever its body reaches,
+        // and whether it is dead depends on the classes that enable its framework.
+        for row in cat.regions.annotation.iter().filter(|r| r.report_dead) {
+            for a in row.annotations.iter().chain(&row.enabled_by) {
+                names.insert(token_hash(
+                    split_class(a).1.last().unwrap_or(&"").as_bytes(),
+                ));
+            }
+        }
         // `new CreatePaymentRequest.Builder(…)` names the outer class, or imports its package.
         let mut packages: Vec<String> = Vec::new();
         for c in &sinks.constructor {
