@@ -6,7 +6,7 @@
 
 use crate::catalogue::{AnnotationRegion, AspectRow, Catalogue};
 use crate::java::ir::{Annotation, Block, Expr, Method, Stmt};
-use crate::semantic::{ClassRef, Loc, MethodId, Project};
+use crate::semantic::{ClassRef, MethodId, Project};
 use std::collections::HashMap;
 
 /// Why an annotation region can never run its body again.
@@ -34,15 +34,9 @@ pub enum Dead {
         /// The fallback method's name and the exception type its last parameter takes.
         fallback: String,
         caught: String,
-        /// The aspect annotation.
-        at: Loc,
     },
     /// An aspect that fails every call of a method with this (synchronous) return type.
-    Synchronous {
-        aspect: String,
-        ret: String,
-        at: Loc,
-    },
+    Synchronous { aspect: String, ret: String },
 }
 
 impl Dead {
@@ -62,21 +56,12 @@ impl Dead {
                 aspect,
                 fallback,
                 caught,
-                ..
             } => format!(
                 "`@{aspect}` runs inside the retry and its fallback `{fallback}(…, {caught})` turns every failure into a normal return before the retry sees it"
             ),
-            Dead::Synchronous { aspect, ret, .. } => format!(
+            Dead::Synchronous { aspect, ret } => format!(
                 "`@{aspect}` fails every call of a method returning `{ret}` (neither a CompletionStage nor a reactive type) before the body runs"
             ),
-        }
-    }
-
-    /// Where the cause is written, when it is not the retry annotation itself.
-    pub fn cause(&self) -> Option<Loc> {
-        match self {
-            Dead::Fallback { at, .. } | Dead::Synchronous { at, .. } => Some(at.clone()),
-            _ => None,
         }
     }
 }
@@ -250,15 +235,10 @@ fn aspect_reason(
         else {
             continue;
         };
-        let at = Loc {
-            file: id.0,
-            span: a.span,
-        };
         if !row.async_returns.is_empty() && !returns_async(project, id, m, row) {
             return Some(Dead::Synchronous {
                 aspect: simple(&a.name).to_string(),
                 ret: m.ret.clone(),
-                at,
             });
         }
         let Some(retry_order) = retry_order else {
@@ -274,7 +254,6 @@ fn aspect_reason(
                 aspect: simple(&a.name).to_string(),
                 fallback,
                 caught,
-                at,
             });
         }
     }

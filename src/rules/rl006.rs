@@ -1,5 +1,5 @@
 use super::{Context, declare_rule};
-use crate::findings::{Finding, related};
+use crate::findings::Finding;
 use crate::java::ir::Span;
 use crate::regions::Region;
 use std::collections::BTreeMap;
@@ -131,13 +131,6 @@ fn check(cx: &Context) -> Vec<Finding> {
             dead.reason(),
             RULE.consequence
         );
-        if let Some(cause) = dead.cause() {
-            f.regions.push(related(
-                project,
-                &cause,
-                "why the retry never fires".to_string(),
-            ));
-        }
         let mut would: Vec<&Finding> = latent
             .iter()
             .filter(|l| l.regions.iter().any(|x| &x.path == path && x.span == span))
@@ -303,6 +296,87 @@ class Payments {
     #[test]
     fn pass_snippets_are_not() {
         passes(&RULE, PASS);
+    }
+
+    /// The rules reported on the files of a project of several files.
+    fn rules_of_project(files: &[(&str, &str)]) -> Vec<&'static str> {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        for (path, text) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).expect("a directory");
+            std::fs::write(p, text).expect("written");
+        }
+        let report = crate::check(&crate::Options::new(vec![dir.path().to_path_buf()]))
+            .expect("the check runs");
+        report.findings.iter().map(|f| f.rule.id).collect()
+    }
+
+    const FALLBACK_ON_ONLY_THROWN: &str = r#"
+import com.stripe.exception.StripeException;
+import io.github.resilience4j.bulkhead.annotation.Bulkhead;
+import io.github.resilience4j.retry.annotation.Retry;
+
+class Payments {
+    @Retry(name = "psp")
+    @Bulkhead(name = "psp", fallbackMethod = "busy")
+    public String charge(String order) throws StripeException {
+        return order;
+    }
+
+    private String busy(String order, StripeException e) {
+        return "busy";
+    }
+}
+"#;
+
+    #[test]
+    fn a_fallback_on_the_only_declared_exception_takes_every_failure() {
+        assert_eq!(rules_of(FALLBACK_ON_ONLY_THROWN), vec!["RL006"]);
+        // A RuntimeException fallback lets the declared checked exception reach the retry.
+        let narrower = FALLBACK_ON_ONLY_THROWN.replace("StripeException e)", "RuntimeException e)");
+        assert!(rules_of(&narrower).is_empty());
+    }
+
+    #[test]
+    fn application_properties_can_put_the_retry_inside_the_aspects() {
+        let pom = "<project><artifactId>payments</artifactId></project>";
+        let dead = rules_of_project(&[
+            ("pom.xml", pom),
+            ("src/main/java/Payments.java", FALLBACK_ON_ONLY_THROWN),
+        ]);
+        assert_eq!(dead, vec!["RL006"]);
+        let props = "resilience4j.retry.retry-aspect-order=2147483647\n\
+                     resilience4j.bulkhead.bulkheadAspectOrder = 1\n";
+        let live = rules_of_project(&[
+            ("pom.xml", pom),
+            ("src/main/resources/application.properties", props),
+            ("src/main/java/Payments.java", FALLBACK_ON_ONLY_THROWN),
+        ]);
+        assert!(live.is_empty(), "{live:?}");
+    }
+
+    #[test]
+    fn no_enabler_anywhere_means_a_dependency_enables_it() {
+        let retryable = "import org.springframework.retry.annotation.Retryable;\n\
+                         class A { @Retryable public void a() {} }\n";
+        let enabler = "import org.springframework.retry.annotation.EnableRetry;\n\
+                       @EnableRetry class Config {}\n";
+        let pom = |name: &str| format!("<project><artifactId>{name}</artifactId></project>");
+        assert!(rules_of_project(&[("A.java", retryable)]).is_empty());
+        let (pa, pb) = (pom("a"), pom("b"));
+        let two_apps = [
+            ("a/pom.xml", pa.as_str()),
+            ("a/A.java", retryable),
+            ("b/pom.xml", pb.as_str()),
+            ("b/Config.java", enabler),
+        ];
+        assert_eq!(rules_of_project(&two_apps), vec!["RL006"]);
+        let together = [
+            ("a/pom.xml", pa.as_str()),
+            ("a/A.java", retryable),
+            ("a/Config.java", enabler),
+        ];
+        assert!(rules_of_project(&together).is_empty());
     }
 
     #[test]
