@@ -117,10 +117,10 @@ fn check(cx: &Context) -> Vec<Finding> {
         let mut owners: Vec<&str> = regs.iter().map(|r| r.owner.as_str()).collect();
         owners.dedup();
         let what = if owners.len() == 1 {
-            format!("the {} `{}`", r.label, owners[0])
+            format!("The {} `{}`", r.label, owners[0])
         } else {
             format!(
-                "the {} on `{}` and {} more",
+                "The {} on `{}` and {} more",
                 r.label,
                 owners[0],
                 owners.len() - 1
