@@ -102,6 +102,50 @@ fn rules_and_explain() {
 }
 
 #[test]
+fn ineffective_retry_is_a_rule_like_the_others() {
+    let rules = stdout(&["rules"]);
+    assert!(rules.contains("RL006") && rules.contains("ineffective-retry"));
+    let doc = stdout(&["explain", "RL006"]);
+    assert!(doc.contains("## How to fix") && doc.contains("```java"));
+    for id in ["RL001", "RL002", "RL003", "RL004", "RL005"] {
+        let doc = stdout(&["explain", id]);
+        assert!(
+            doc.contains("RL006"),
+            "{id} explain does not say dead retries are silent"
+        );
+    }
+    // The theme's dead annotation is RL006 in every format, and its latent key is not RL001.
+    let theme = "fixtures/liveness/swallowed_failures";
+    let json = stdout(&["check", theme, "--format", "json", "--no-cache"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, vec!["RL006", "RL001", "RL006"]);
+    let renew = &v["findings"][0];
+    let message = renew["message"].as_str().unwrap();
+    assert!(
+        message.contains("catches `Exception`") && message.contains("RL001 at line 23"),
+        "{message}"
+    );
+    let sarif = stdout(&["check", theme, "--format", "sarif", "--no-cache"]);
+    let v: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let run = &v["runs"][0];
+    assert!(
+        run["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "RL006")
+    );
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.iter().filter(|r| r["ruleId"] == "RL006").count(), 2);
+}
+
+#[test]
 fn other_jvm_languages_are_counted_not_ignored() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("Billing.kt"), "fun main() {}\n").unwrap();

@@ -136,7 +136,7 @@ fn rules_as_json_and_every_explanation() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rules = v.as_array().unwrap();
-    assert_eq!(rules.len(), 7);
+    assert_eq!(rules.len(), 8);
     assert_eq!(rules[0]["id"], "RL001");
     assert_eq!(rules[0]["level"], "error");
     assert!(
@@ -148,7 +148,7 @@ fn rules_as_json_and_every_explanation() {
     let (code, out, _) = run(dir.path(), &["explain", "--all"]);
     assert_eq!(code, 0);
     for id in [
-        "RL001", "RL002", "RL003", "RL004", "RL005", "RL100", "RL101",
+        "RL001", "RL002", "RL003", "RL004", "RL005", "RL006", "RL100", "RL101",
     ] {
         assert!(
             out.contains(&format!("\n{id} (")) || out.starts_with(id),
@@ -173,7 +173,7 @@ fn the_settings_and_the_summary_name_the_config_file() {
     for line in [
         "config file:            retrylint.toml\n",
         "exclude:                gen/\n",
-        "per-file-ignores:       src/test/** = RL001, RL002, RL003, RL004, RL005\n",
+        "per-file-ignores:       src/test/** = RL001, RL002, RL003, RL004, RL005, RL006\n",
         "rule RL001:             error   random-idempotency-key-in-retry\n",
         "rule RL004:             off     unkeyed-side-effect-in-retry\n",
         "fail-level:             error\n",

@@ -296,6 +296,13 @@ impl Catalogue {
         let sinks = &self.sinks;
         EffectWords {
             sink_methods: sinks.methods.iter().flat_map(|m| &m.names).collect(),
+            reported_annotations: self
+                .regions
+                .annotation
+                .iter()
+                .filter(|r| r.report_dead)
+                .flat_map(|r| r.annotations.iter().chain(&r.enabled_by))
+                .collect(),
             key_classes: sinks.constructor.iter().flat_map(|c| &c.classes).collect(),
             header_names: &sinks.headers.names,
             param_contains: &sinks.parameters.contains,

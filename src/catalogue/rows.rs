@@ -47,6 +47,11 @@ row!(AnnotationRegion, |r| format!(
     r.label,
     few(&r.annotations)
 ));
+row!(AspectRow, |r| format!(
+    "aspect around a retry (order {}): @{}",
+    r.order,
+    few(&r.annotations)
+));
 row!(CallbackRegion, |r| format!(
     "{}: {} on {}",
     r.label,

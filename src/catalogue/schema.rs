@@ -27,6 +27,25 @@ pub struct Regions {
     pub callback: Vec<CallbackRegion>,
     pub pipeline: Vec<PipelineRegion>,
     pub implementation: Vec<ImplementationRegion>,
+    pub aspect: Vec<AspectRow>,
+}
+
+/// An aspect that wraps a method next to its retry annotation (Resilience4j's circuit breaker,
+/// rate limiter, time limiter, bulkhead), and where it sits in Spring's order: a lower order
+/// runs outside a higher one.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AspectRow {
+    pub id: String,
+    pub annotations: Vec<String>,
+    /// Its default place in Spring's order.
+    pub order: i64,
+    /// The application setting that changes `order` (relaxed binding).
+    #[serde(default)]
+    pub property: Option<String>,
+    /// When not empty, the aspect fails every call of a method returning none of these types.
+    #[serde(default)]
+    pub async_returns: Vec<String>,
 }
 
 /// Methods of classes (and lambdas) implementing a framework type, which the framework calls
@@ -61,6 +80,26 @@ pub struct AnnotationRegion {
     pub class_level_except: Vec<String>,
     #[serde(default)]
     pub scheduler: bool,
+    /// Annotations that switch the framework on in an application (`@EnableRetry`); empty for
+    /// a starter that enables itself.
+    #[serde(default)]
+    pub enabled_by: Vec<String>,
+    /// Applied through a Spring-AOP proxy: a private or static method is never intercepted.
+    #[serde(default)]
+    pub proxied: bool,
+    /// The body runs again only when an attempt fails (a retry, a redelivery), so a body that
+    /// catches every exception and does not rethrow never runs again.
+    #[serde(default)]
+    pub on_failure: bool,
+    /// An annotation of this row that can never fire is reported (RL006).
+    #[serde(default)]
+    pub report_dead: bool,
+    /// Its place among the `[[regions.aspect]]` rows (Spring's order) …
+    #[serde(default)]
+    pub aspect_order: Option<i64>,
+    /// … and the application setting that changes it.
+    #[serde(default)]
+    pub aspect_property: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -46,6 +46,7 @@ pub struct Param {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Modifiers {
     pub is_public: bool,
+    pub is_private: bool,
     pub is_static: bool,
     pub is_abstract: bool,
     pub is_final: bool,
@@ -66,6 +67,9 @@ pub struct Method {
     pub span: Span,
     pub name_span: Span,
     pub scopes: Vec<Scope>,
+    /// The exception types of its `throws` clause, as written.
+    #[serde(default)]
+    pub throws: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

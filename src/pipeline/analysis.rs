@@ -32,11 +32,23 @@ pub(crate) fn find(
     probe: bool,
 ) -> (Vec<Finding>, Vec<(MethodId, Lost)>) {
     let wanted = |m: &MethodId| only.is_none_or(|o| o.contains(m));
-    let (all_regions, candidates) = regions_of(project, cat, &wanted);
+    let (found, candidates) = regions_of(project, cat, &wanted);
+    // A dead region is the source of no finding of its own; a dead retry annotation is RL006,
+    // with the findings it would have once it fires (so its code is analysed too).
+    let (all_regions, dead_regions): (Vec<Region>, Vec<Region>) =
+        found.into_iter().partition(|r| r.dead.is_none());
+    let dead_regions: Vec<Region> = dead_regions.into_iter().filter(|r| r.report_dead).collect();
 
     // Only methods a region reaches can hold a finding or feed one.
     let graph = crate::phase("relevant", || {
-        CallGraph::reached_from(project, cat, all_regions.iter().flat_map(region_methods))
+        CallGraph::reached_from(
+            project,
+            cat,
+            all_regions
+                .iter()
+                .chain(&dead_regions)
+                .flat_map(region_methods),
+        )
     });
     let ids = graph.methods();
     if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
@@ -77,6 +89,10 @@ pub(crate) fn find(
         .iter()
         .map(|r| regions::reach(project, &graph, r))
         .collect();
+    let dead_reaches: Vec<BTreeSet<MethodId>> = dead_regions
+        .iter()
+        .map(|r| regions::reach(project, &graph, r))
+        .collect();
     let cx = rules::Context {
         project,
         cat,
@@ -85,6 +101,8 @@ pub(crate) fn find(
         graph: &graph,
         regions: &all_regions,
         reaches: &reaches,
+        dead_regions: &dead_regions,
+        dead_reaches: &dead_reaches,
     };
     let out = rules::check_all(&cx);
     let truncated = ids
@@ -105,7 +123,11 @@ fn regions_of(
     cat: &Catalogue,
     wanted: &(dyn Fn(&MethodId) -> bool + Sync),
 ) -> (Vec<Region>, usize) {
-    let mut all_regions = regions::annotation_regions(project, cat, wanted);
+    // Every annotation is looked at: a dead retry annotation is reported whatever it reaches.
+    let mut all_regions: Vec<Region> = regions::annotation_regions(project, cat, &|_| true)
+        .into_iter()
+        .filter(|r| r.report_dead && r.dead.is_some() || region_methods(r).any(|m| wanted(&m)))
+        .collect();
     all_regions.extend(regions::implementation_regions(project, cat, wanted));
     let candidates: Vec<MethodId> = project
         .all_methods()
@@ -119,9 +141,10 @@ fn regions_of(
     });
     all_regions.extend(found.into_iter().flatten());
     all_regions.retain(|r| {
-        r.parts.iter().any(|p| match p {
-            Part::Whole(m) | Part::Scopes(m, _) => wanted(m),
-        })
+        r.report_dead && r.dead.is_some()
+            || r.parts.iter().any(|p| match p {
+                Part::Whole(m) | Part::Scopes(m, _) => wanted(m),
+            })
     });
     all_regions.sort_by(|a, b| a.loc.cmp(&b.loc).then(a.label.cmp(&b.label)));
     for r in &mut all_regions {

@@ -620,7 +620,9 @@ mod tests {
         assert_eq!(c.per_file_ignores.len(), 1);
         assert_eq!(
             c.per_file_ignores[0].1,
-            vec!["RL001", "RL002", "RL003", "RL004", "RL005", "RL101"]
+            vec![
+                "RL001", "RL002", "RL003", "RL004", "RL005", "RL006", "RL101"
+            ]
         );
         let root = c.root.clone();
         assert!(c.ignores_in_file(

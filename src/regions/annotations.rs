@@ -1,58 +1,10 @@
 //! Regions made by annotations on methods and classes.
 
+use super::liveness::{Enablers, dead_reason};
 use super::{Part, Region};
 use crate::catalogue::Catalogue;
 use crate::java::ir::Annotation;
 use crate::semantic::{Loc, MethodId, Project};
-
-/// Retry annotations that only fire where the application enables them (§3.3), with the
-/// annotation that does.
-const ENABLED_BY: &[(&str, &str)] = &[
-    (
-        "org.springframework.retry.annotation.Retryable",
-        "org.springframework.retry.annotation.EnableRetry",
-    ),
-    (
-        "org.springframework.resilience.annotation.Retryable",
-        "org.springframework.resilience.annotation.EnableResilientMethods",
-    ),
-];
-
-/// The files holding a class annotated with `enabler`.
-fn enabling_files(project: &Project, enabler: &str) -> Vec<u32> {
-    let mut out = Vec::new();
-    for (fi, f) in project.files.iter().enumerate() {
-        let enables = f.facts.classes.iter().enumerate().any(|(ci, c)| {
-            c.annotations.iter().any(|a| {
-                let t = project.resolve_type(fi as u32, Some(ci), &a.name);
-                project.type_is(&t, enabler)
-            })
-        });
-        if enables {
-            out.push(fi as u32);
-        }
-    }
-    out
-}
-
-/// Can a region of row `r` in file `file` fire? Where no application of the scanned tree
-/// enables its framework, a dependency is assumed to (live); where some do, only an enabling
-/// class in the file's build module or a module it depends on makes it live.
-fn enabled(
-    project: &Project,
-    enablers: &[(&str, Vec<u32>)],
-    r: &crate::catalogue::AnnotationRegion,
-    file: u32,
-) -> bool {
-    ENABLED_BY
-        .iter()
-        .zip(enablers)
-        .all(|((ann, _), (_, files))| {
-            !r.annotations.iter().any(|a| a == ann)
-                || files.is_empty()
-                || files.iter().any(|f| project.modules().sees(file, *f))
-        })
-}
 
 /// Regions made by annotations on methods and classes.
 /// Only methods for which `wanted` holds are looked at.
@@ -62,10 +14,7 @@ pub fn annotation_regions(
     wanted: &dyn Fn(&MethodId) -> bool,
 ) -> Vec<Region> {
     let mut out = Vec::new();
-    let enablers: Vec<(&str, Vec<u32>)> = ENABLED_BY
-        .iter()
-        .map(|(_, e)| (*e, enabling_files(project, e)))
-        .collect();
+    let enablers = Enablers::of(project, cat);
     for id in project.all_methods().filter(|m| wanted(m)) {
         let m = project.method(id);
         if m.is_ctor || m.body.is_none() || m.name.starts_with('<') {
@@ -119,9 +68,7 @@ pub fn annotation_regions(
                 }
             }
         }
-        if let Some((r, span)) = hit
-            && enabled(project, &enablers, r, id.0)
-        {
+        if let Some((r, span)) = hit {
             out.push(Region {
                 label: r.label.clone(),
                 owner: m.name.clone(),
@@ -129,6 +76,8 @@ pub fn annotation_regions(
                 scheduler: r.scheduler,
                 parts: vec![Part::Whole(id)],
                 row: r.id.clone(),
+                dead: dead_reason(project, cat, &enablers, r, id),
+                report_dead: r.report_dead,
             });
         }
     }

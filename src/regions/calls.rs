@@ -47,6 +47,8 @@ impl<'p> Visitor<'p> for Regions<'_> {
                 scheduler: false,
                 parts: vec![Part::Scopes(body.id, vec![*scope])],
                 row: String::new(),
+                dead: None,
+                report_dead: false,
             });
         }
     }
@@ -71,6 +73,8 @@ impl Regions<'_> {
                     scheduler: row.scheduler,
                     parts,
                     row: row.id.clone(),
+                    dead: None,
+                    report_dead: false,
                 });
             }
         }
@@ -105,6 +109,8 @@ impl Regions<'_> {
                     scheduler: false,
                     parts,
                     row: row.id.clone(),
+                    dead: None,
+                    report_dead: false,
                 });
             }
         }

@@ -83,6 +83,8 @@ pub fn implementation_regions(
                             scheduler: row.scheduler,
                             parts: vec![Part::Whole(*m)],
                             row: row.id.clone(),
+                            dead: None,
+                            report_dead: false,
                         });
                     }
                 }
@@ -133,6 +135,8 @@ pub fn implementation_regions(
                     scheduler: row.scheduler,
                     parts: vec![Part::Scopes(id, scopes)],
                     row: row.id.clone(),
+                    dead: None,
+                    report_dead: false,
                 });
             }
         }

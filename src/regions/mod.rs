@@ -4,6 +4,7 @@
 mod annotations;
 mod calls;
 mod implementations;
+pub mod liveness;
 mod pipelines;
 mod retry_loops;
 
@@ -37,6 +38,10 @@ pub struct Region {
     pub parts: Vec<Part>,
     /// The id of the catalogue row that makes it (empty for a retry loop, or a row without one).
     pub row: String,
+    /// Why the framework can never run it again; `None` for a live region.
+    pub dead: Option<liveness::Dead>,
+    /// A dead region of this kind is reported (RL006): a retry annotation, not a listener.
+    pub report_dead: bool,
 }
 
 impl Region {

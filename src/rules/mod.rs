@@ -17,6 +17,7 @@ mod rl002;
 mod rl003;
 mod rl004;
 mod rl005;
+mod rl006;
 mod rl100;
 mod rl101;
 
@@ -34,6 +35,11 @@ pub struct Context<'a> {
     pub regions: &'a [Region],
     /// For each region, the methods it reaches through calls.
     pub reaches: &'a [BTreeSet<MethodId>],
+    /// The retry annotations that can never fire (SPEC §3.3), in source order: the source of
+    /// no finding but RL006.
+    pub dead_regions: &'a [Region],
+    /// For each dead region, the methods it would reach.
+    pub dead_reaches: &'a [BTreeSet<MethodId>],
 }
 
 /// The findings of every rule that has a check, in rule order.
@@ -48,6 +54,11 @@ pub fn check_all(cx: &Context) -> Vec<Finding> {
 /// A rule's check: its findings in an analysed project.
 pub type Check = fn(&Context) -> Vec<Finding>;
 
+/// The checks of the rules a region's own code gives (RL001–RL004): for a dead retry
+/// annotation, what it would report once it fires.
+pub(crate) const LATENT_CHECKS: &[Option<Check>] =
+    &[rl001::CHECK, rl002::CHECK, rl003::CHECK, rl004::CHECK];
+
 /// Every rule's check, in the order of [`ALL`].
 const CHECKS: &[Option<Check>] = &[
     rl001::CHECK,
@@ -55,6 +66,7 @@ const CHECKS: &[Option<Check>] = &[
     rl003::CHECK,
     rl004::CHECK,
     rl005::CHECK,
+    rl006::CHECK,
     rl100::CHECK,
     rl101::CHECK,
 ];
@@ -92,6 +104,7 @@ pub const ALL: &[&Rule] = &[
     &rl003::RULE,
     &rl004::RULE,
     &rl005::RULE,
+    &rl006::RULE,
     &rl100::RULE,
     &rl101::RULE,
 ];
@@ -249,7 +262,7 @@ mod tests {
         assert_eq!(ids(" RL002 "), vec!["RL002"]);
         assert_eq!(
             ids("rl00"),
-            vec!["RL001", "RL002", "RL003", "RL004", "RL005"]
+            vec!["RL001", "RL002", "RL003", "RL004", "RL005", "RL006"]
         );
         assert_eq!(ids("RL10"), vec!["RL100", "RL101"]);
         assert_eq!(ids("RL").len(), ALL.len());

@@ -33,6 +33,23 @@ declare_rule! {
     /// ```
     /// A key generated once and stored where every attempt reads it (a field or entity checked
     /// for `null` first, `RetryContext` attributes on the first attempt) is also safe.
+    ///
+    /// ## When it is silent: retries that cannot fire
+    /// A region counts only where the framework can run it again (RL006 reports the retry
+    /// annotations that cannot): Spring Retry's `@Retryable` in an application with no
+    /// `@EnableRetry` while other applications of the repository have one, an annotation on a
+    /// `private` or `static` method, a body that is one `try` catching `Exception` without
+    /// rethrowing, a Resilience4j `@Retry` whose inner `@CircuitBreaker` fallback takes every
+    /// failure, a `@TimeLimiter` on a synchronous method. Such a region gives no RL001; RL006
+    /// names the finding it would have once the retry fires. Code it covers is still checked for
+    /// the live regions that reach it. A message listener that catches every exception is not
+    /// redelivered, and is silent too.
+    /// ```java
+    /// @Retryable                                  // private: the proxy never retries it (RL006)
+    /// private Charge charge(ChargeCreateParams params) throws StripeException {
+    ///     String key = UUID.randomUUID().toString();   // silent here; named by RL006
+    /// }
+    /// ```
     RULE {
         id: "RL001",
         name: "random-idempotency-key-in-retry",

@@ -29,6 +29,23 @@ declare_rule! {
     /// String key = orderId + "-" + period;
     /// return retryTemplate.execute(ctx -> client.post(payment, Map.of("Idempotency-Key", key)));
     /// ```
+    ///
+    /// ## When it is silent: retries that cannot fire
+    /// A region counts only where the framework can run it again (RL006 reports the retry
+    /// annotations that cannot): Spring Retry's `@Retryable` in an application with no
+    /// `@EnableRetry` while other applications of the repository have one, an annotation on a
+    /// `private` or `static` method, a body that is one `try` catching `Exception` without
+    /// rethrowing, a Resilience4j `@Retry` whose inner `@CircuitBreaker` fallback takes every
+    /// failure, a `@TimeLimiter` on a synchronous method. Such a region gives no RL002; RL006
+    /// names the finding it would have once the retry fires. Code it covers is still checked for
+    /// the live regions that reach it. A message listener that catches every exception is not
+    /// redelivered, and is silent too.
+    /// ```java
+    /// @Retryable                                  // private: the proxy never retries it (RL006)
+    /// private Charge charge(ChargeCreateParams params) throws StripeException {
+    ///     String key = "c-" + System.currentTimeMillis(); // silent here; named by RL006
+    /// }
+    /// ```
     RULE {
         id: "RL002",
         name: "clock-idempotency-key-in-retry",

@@ -24,6 +24,23 @@ declare_rule! {
     /// Leave the counter out of the key. Use it only to decide what to do (a condition is not
     /// data flow and is not reported), or generate the key on the first attempt, store it with
     /// `ctx.setAttribute(…)` and read it back with `ctx.getAttribute(…)` on later attempts.
+    ///
+    /// ## When it is silent: retries that cannot fire
+    /// A region counts only where the framework can run it again (RL006 reports the retry
+    /// annotations that cannot): Spring Retry's `@Retryable` in an application with no
+    /// `@EnableRetry` while other applications of the repository have one, an annotation on a
+    /// `private` or `static` method, a body that is one `try` catching `Exception` without
+    /// rethrowing, a Resilience4j `@Retry` whose inner `@CircuitBreaker` fallback takes every
+    /// failure, a `@TimeLimiter` on a synchronous method. Such a region gives no RL003; RL006
+    /// names the finding it would have once the retry fires. Code it covers is still checked for
+    /// the live regions that reach it. A message listener that catches every exception is not
+    /// redelivered, and is silent too.
+    /// ```java
+    /// @Retryable                                  // private: the proxy never retries it (RL006)
+    /// private Charge charge(ChargeCreateParams params) throws StripeException {
+    ///     int n = RetrySynchronizationManager.getContext().getRetryCount(); // silent here
+    /// }
+    /// ```
     RULE {
         id: "RL003",
         name: "attempt-counter-in-idempotency-key",

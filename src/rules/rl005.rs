@@ -40,6 +40,20 @@ declare_rule! {
     /// ## Known false positives
     /// A scheduler that is single-instance by deployment, or a Quartz job in a clustered
     /// scheduler configured outside the code, cannot be seen from the source.
+    ///
+    /// ## Retries that cannot fire
+    /// A scheduler fires on every replica whether or not a retry inside the job can fire, so a
+    /// dead retry (RL006: no `@EnableRetry` in the application, a private method, a catch-all
+    /// body, a fallback that swallows every failure) neither adds nor silences an RL005. The
+    /// key of a job is checked by RL001–RL004 only for the retries that can fire:
+    /// ```java
+    /// @Scheduled(cron = "0 0 2 * * *")
+    /// public void chargeDueInvoices() {
+    ///     for (Invoice i : invoices.due()) {
+    ///         charger.charge(i);      // a catch-all @Retryable `charge` is RL006, not RL001;
+    ///     }                           // this job is still RL005 on every replica
+    /// }
+    /// ```
     RULE {
         id: "RL005",
         name: "unlocked-scheduled-side-effect",

@@ -9,7 +9,7 @@
 //! (`:` plus the directory's path below the nearest `settings.gradle[.kts]`, or the directory's
 //! name). A build file that cannot be read or understood declares no dependencies.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 const BUILD_FILES: &[&str] = &["pom.xml", "build.gradle", "build.gradle.kts"];
@@ -30,6 +30,8 @@ struct Module {
     root: PathBuf,
     maven_deps: Vec<String>,
     gradle_deps: Vec<String>,
+    /// The application settings next to its build file (normalized key → value).
+    settings: BTreeMap<String, String>,
 }
 
 /// The build modules of the scanned files.
@@ -41,6 +43,8 @@ pub struct Modules {
     visible: Vec<BTreeSet<u32>>,
     /// Per module: the index of its build's root (see [`Module::root`]).
     root_of: Vec<u32>,
+    /// Per module: its application settings.
+    settings: Vec<BTreeMap<String, String>>,
 }
 
 impl Modules {
@@ -50,6 +54,7 @@ impl Modules {
             of_file: vec![0; n_files],
             visible: vec![BTreeSet::from([0])],
             root_of: vec![0],
+            settings: vec![BTreeMap::new()],
         }
     }
 
@@ -123,6 +128,7 @@ impl Modules {
             of_file,
             visible,
             root_of,
+            settings: modules.into_iter().map(|m| m.settings).collect(),
         }
     }
 
@@ -136,6 +142,18 @@ impl Modules {
     pub fn sees(&self, from: u32, to: u32) -> bool {
         let (a, b) = (self.module_of(from), self.module_of(to));
         a == b || a == 0 || self.visible.get(a as usize).is_some_and(|v| v.contains(&b))
+    }
+
+    /// The value of application setting `key` (any spelling of Spring's relaxed binding) for
+    /// the code of file `file`: set in its module or in an application module that depends on
+    /// it, the values of all such modules, in module order.
+    pub fn setting(&self, file: u32, key: &str) -> Vec<&str> {
+        let own = self.module_of(file);
+        let key = super::app_settings::normalize_key(key);
+        (0..self.settings.len())
+            .filter(|m| *m as u32 == own || self.visible.get(*m).is_some_and(|v| v.contains(&own)))
+            .filter_map(|m| self.settings[m].get(&key).map(String::as_str))
+            .collect()
     }
 
     /// Are the files of one build (one repository's modules), or is one of them outside every
@@ -190,6 +208,7 @@ fn read_module(dir: &Path, build: &Path) -> Module {
         dir_name: dir_name.clone(),
         gradle_path: format!(":{dir_name}"),
         root: outermost_build_dir(dir),
+        settings: super::app_settings::read_settings(dir),
         ..Module::default()
     };
     if build.file_name().is_some_and(|n| n == "pom.xml") {

@@ -6,7 +6,9 @@
 //! 1. Every file is read once and scanned as bytes (no parse): its identifier tokens, the type
 //!    names it declares and extends, its package, and whether it contains an *effect word* —
 //!    a name or text the catalogue's sinks and side effects need (`setIdempotencyKey`,
-//!    `Idempotency-Key`, `com.stripe.model`, a parameter named `idempotencyKey`, …).
+//!    `Idempotency-Key`, `com.stripe.model`, a parameter named `idempotencyKey`, …), or a
+//!    retry annotation that RL006 reports when it is dead and the annotations that enable it
+//!    (`Retryable`, `EnableRetry`).
 //! 2. Backwards: the files with an effect word are parsed; a method whose text has an effect
 //!    word, or names a method, class or field already known to lead to an effect, leads to an
 //!    effect too; every file that mentions one of those names is parsed, until nothing new is
@@ -324,6 +326,9 @@ pub struct EffectWords<'a> {
     pub param_contains: &'a [String],
     pub param_equals: &'a [String],
     pub side_effects: Vec<SideEffectWords<'a>>,
+    /// Annotations reported even when nothing they run reaches an effect (a retry that can
+    /// never fire), and the annotations that enable their frameworks (qualified names).
+    pub reported_annotations: Vec<&'a String>,
 }
 
 /// One known side effect: its classes (qualified names or `*` patterns) and method names.
@@ -386,6 +391,13 @@ impl Needles {
             .iter()
             .map(|m| token_hash(m.as_bytes()))
             .collect();
+        // A retry annotation that may be dead is reported (RL006) whatever its body reaches,
+        // and whether it is dead depends on the classes that enable its framework.
+        for a in &w.reported_annotations {
+            names.insert(token_hash(
+                split_class(a).1.last().unwrap_or(&"").as_bytes(),
+            ));
+        }
         // `new CreatePaymentRequest.Builder(…)` names the outer class, or imports its package.
         let mut packages: Vec<String> = Vec::new();
         for class in &w.key_classes {
@@ -676,6 +688,7 @@ mod tests {
         let create = "create".to_string();
         let words = EffectWords {
             sink_methods: sinks.iter().collect(),
+            reported_annotations: Vec::new(),
             key_classes: vec![&key_class],
             header_names: &headers,
             param_contains: &contains,

@@ -35,6 +35,7 @@ impl<'a> Lowerer<'a> {
         for ch in mods.children(&mut c) {
             match ch.kind() {
                 "public" => m.is_public = true,
+                "private" => m.is_private = true,
                 "static" => m.is_static = true,
                 "abstract" => m.is_abstract = true,
                 "final" => m.is_final = true,
@@ -157,6 +158,7 @@ impl<'a> Lowerer<'a> {
                 body: None,
                 span: span_of(params),
                 name_span: span_of(params),
+                throws: Vec::new(),
                 scopes: vec![Scope {
                     parent: None,
                     span: span_of(params),
@@ -228,6 +230,7 @@ impl<'a> Lowerer<'a> {
                 span: span_of(body),
                 name_span: span_of(body),
                 scopes: init_scopes,
+                throws: Vec::new(),
             });
             if self.facts.classes[class].initializer.is_none() {
                 self.facts.classes[class].initializer = Some(idx);
@@ -355,10 +358,20 @@ impl<'a> Lowerer<'a> {
         if body.is_none() && (class_is_interface || modifiers.is_abstract) {
             modifiers.is_abstract = true;
         }
-        if class_is_interface {
+        if class_is_interface && !modifiers.is_private {
             modifiers.is_public = true;
         }
         let scopes = std::mem::take(&mut self.scopes);
+        let mut throws = Vec::new();
+        let mut c = n.walk();
+        for ch in n.children(&mut c) {
+            if ch.kind() == "throws" {
+                let mut tc = ch.walk();
+                for t in ch.named_children(&mut tc) {
+                    throws.push(erase_type(self.text(t)));
+                }
+            }
+        }
         self.facts.methods.push(Method {
             name,
             class,
@@ -371,6 +384,7 @@ impl<'a> Lowerer<'a> {
             span: span_of(n),
             name_span: name_node.map(span_of).unwrap_or_else(|| span_of(n)),
             scopes,
+            throws,
         });
     }
 }

@@ -1,0 +1,380 @@
+//! Whether an annotation region can fire at all (SPEC §3.3). A region that cannot is dead: it
+//! is the source of no RL001–RL004 finding, and a dead retry annotation is reported as RL006.
+//!
+//! Every decision reads the row's data (`enabled_by`, `proxied`, `on_failure`, the aspect
+//! order and the `[[regions.aspect]]` rows); no framework is named here.
+
+use crate::catalogue::{AnnotationRegion, AspectRow, Catalogue};
+use crate::java::ir::{Annotation, Block, Expr, Method, Stmt};
+use crate::semantic::{ClassRef, MethodId, Project};
+use std::collections::HashMap;
+
+/// Why an annotation region can never run its body again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dead {
+    /// Its framework is switched on in other applications of the scan, not in this one.
+    NotEnabled {
+        /// The enabling annotation, as a simple name (`EnableRetry`).
+        enabler: String,
+    },
+    /// A proxy never intercepts a private or static method.
+    NotProxied {
+        /// `private` or `static`.
+        modifier: &'static str,
+    },
+    /// The whole body is one `try` that catches every exception and does not rethrow.
+    CatchesAll {
+        /// The caught type as written (`Exception`).
+        caught: String,
+    },
+    /// An aspect inside the retry whose fallback turns every failure into a normal return.
+    Fallback {
+        /// The aspect annotation as written (`CircuitBreaker`).
+        aspect: String,
+        /// The fallback method's name and the exception type its last parameter takes.
+        fallback: String,
+        caught: String,
+    },
+    /// An aspect that fails every call of a method with this (synchronous) return type.
+    Synchronous { aspect: String, ret: String },
+}
+
+impl Dead {
+    /// Why the retry cannot fire, as a clause of a sentence.
+    pub fn reason(&self) -> String {
+        match self {
+            Dead::NotEnabled { enabler } => format!(
+                "no configuration class of its application has `@{enabler}` (other applications in the scan do), so the annotation is never applied"
+            ),
+            Dead::NotProxied { modifier } => format!(
+                "the method is {modifier}, and the proxy that applies the annotation never intercepts a {modifier} method"
+            ),
+            Dead::CatchesAll { caught } => format!(
+                "its whole body is a `try` that catches `{caught}` and does not rethrow, so no attempt ever fails"
+            ),
+            Dead::Fallback {
+                aspect,
+                fallback,
+                caught,
+            } => format!(
+                "`@{aspect}` runs inside the retry and its fallback `{fallback}(…, {caught})` turns every failure into a normal return before the retry sees it"
+            ),
+            Dead::Synchronous { aspect, ret } => format!(
+                "`@{aspect}` fails every call of a method returning `{ret}` (neither a CompletionStage nor a reactive type) before the body runs"
+            ),
+        }
+    }
+}
+
+/// Exception types whose catch or fallback takes every failure a method can raise.
+const CATCH_ALL: &[&str] = &["Exception", "RuntimeException", "Throwable"];
+
+fn simple(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
+fn catches_all(ty: &str) -> bool {
+    let t = ty.trim();
+    CATCH_ALL.contains(&simple(t)) && (!t.contains('.') || t.starts_with("java.lang."))
+}
+
+/// The files holding a class annotated with each enabling annotation of the catalogue,
+/// computed once per run.
+pub struct Enablers {
+    files: HashMap<String, Vec<u32>>,
+}
+
+impl Enablers {
+    pub fn of(project: &Project, cat: &Catalogue) -> Enablers {
+        let mut files: HashMap<String, Vec<u32>> = HashMap::new();
+        for e in cat.regions.annotation.iter().flat_map(|r| &r.enabled_by) {
+            files.entry(e.clone()).or_default();
+        }
+        if files.is_empty() {
+            return Enablers { files };
+        }
+        for (fi, f) in project.files.iter().enumerate() {
+            for (ci, c) in f.facts.classes.iter().enumerate() {
+                for a in &c.annotations {
+                    let t = project.resolve_type(fi as u32, Some(ci), &a.name);
+                    for (e, at) in files.iter_mut() {
+                        if project.type_is(&t, e) && at.last() != Some(&(fi as u32)) {
+                            at.push(fi as u32);
+                        }
+                    }
+                }
+            }
+        }
+        Enablers { files }
+    }
+
+    /// Is row `r` switched on for the code of `file`? Where no application of the scan enables
+    /// its framework, a dependency is assumed to; where some do, only an enabling class in the
+    /// file's build module or a module it depends on does. `Err` names the missing enabler.
+    fn enabled(&self, project: &Project, r: &AnnotationRegion, file: u32) -> Result<(), String> {
+        if r.enabled_by.is_empty() {
+            return Ok(());
+        }
+        let files: Vec<u32> = r
+            .enabled_by
+            .iter()
+            .filter_map(|e| self.files.get(e))
+            .flatten()
+            .copied()
+            .collect();
+        if files.is_empty() || files.iter().any(|f| project.modules().sees(file, *f)) {
+            Ok(())
+        } else {
+            Err(simple(&r.enabled_by[0]).to_string())
+        }
+    }
+}
+
+/// Can the annotation region of row `r` on method `id` fire? `None` when it can.
+pub fn dead_reason(
+    project: &Project,
+    cat: &Catalogue,
+    enablers: &Enablers,
+    r: &AnnotationRegion,
+    id: MethodId,
+) -> Option<Dead> {
+    let m = project.method(id);
+    if let Err(enabler) = enablers.enabled(project, r, id.0) {
+        return Some(Dead::NotEnabled { enabler });
+    }
+    if r.proxied {
+        if m.modifiers.is_private {
+            return Some(Dead::NotProxied {
+                modifier: "private",
+            });
+        }
+        if m.modifiers.is_static {
+            return Some(Dead::NotProxied { modifier: "static" });
+        }
+    }
+    if r.on_failure
+        && let Some(caught) = m.body.as_ref().and_then(swallows_every_failure)
+    {
+        return Some(Dead::CatchesAll { caught });
+    }
+    aspect_reason(project, cat, r, id)
+}
+
+/// The caught type when `body` is one `try` with a catch of every exception and no `throw` in
+/// its catch clauses or its `finally`.
+pub fn swallows_every_failure(body: &Block) -> Option<String> {
+    let [
+        Stmt::Try {
+            catches, finally, ..
+        },
+    ] = body.as_slice()
+    else {
+        return None;
+    };
+    let caught = catches.iter().find_map(|(_, b)| match b.first() {
+        Some(Stmt::Local { ty, init: None, .. }) if catches_all(ty) => Some(ty.clone()),
+        _ => None,
+    })?;
+    let rethrows =
+        catches.iter().any(|(_, b)| throws_in(b)) || finally.as_ref().is_some_and(throws_in);
+    (!rethrows).then_some(caught)
+}
+
+/// Does a `throw` statement run in `block` (not in a lambda or an anonymous class in it)?
+fn throws_in(block: &Block) -> bool {
+    let mut stack: Vec<&Stmt> = block.iter().collect();
+    while let Some(s) = stack.pop() {
+        match s {
+            Stmt::Throw(_) => return true,
+            Stmt::If { then, els, .. } => {
+                stack.extend(then);
+                stack.extend(els.iter().flatten());
+            }
+            Stmt::Loop { head, body, .. } => {
+                stack.extend(head);
+                stack.extend(body);
+            }
+            Stmt::Try {
+                resources,
+                body,
+                catches,
+                finally,
+            } => {
+                stack.extend(resources);
+                stack.extend(body);
+                stack.extend(catches.iter().flat_map(|(_, b)| b));
+                stack.extend(finally.iter().flatten());
+            }
+            Stmt::Block(b) => stack.extend(b),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The aspects written on the retried method: a fallback of an aspect inside the retry that
+/// takes every failure, or an aspect that fails a synchronous method.
+fn aspect_reason(
+    project: &Project,
+    cat: &Catalogue,
+    r: &AnnotationRegion,
+    id: MethodId,
+) -> Option<Dead> {
+    let m = project.method(id);
+    let class = project.class_of(id);
+    let retry_order = r
+        .aspect_order
+        .map(|d| order_setting(project, id.0, r.aspect_property.as_deref(), d));
+    for a in &m.annotations {
+        let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
+        let Some(row) = cat
+            .regions
+            .aspect
+            .iter()
+            .find(|x| x.annotations.iter().any(|n| project.type_is(&t, n)))
+        else {
+            continue;
+        };
+        if !row.async_returns.is_empty() && !returns_async(project, id, m, row) {
+            return Some(Dead::Synchronous {
+                aspect: simple(&a.name).to_string(),
+                ret: m.ret.clone(),
+            });
+        }
+        let Some(retry_order) = retry_order else {
+            continue;
+        };
+        let order = order_setting(project, id.0, row.property.as_deref(), row.order);
+        if order <= retry_order {
+            // The aspect runs outside the retry: the retry sees every failure first.
+            continue;
+        }
+        if let Some((fallback, caught)) = fallback_taking_all(project, class, m, a) {
+            return Some(Dead::Fallback {
+                aspect: simple(&a.name).to_string(),
+                fallback,
+                caught,
+            });
+        }
+    }
+    None
+}
+
+/// An aspect's place in Spring's order for the code of `file`: the application's setting when it
+/// sets one (the first application that does), else the default.
+fn order_setting(project: &Project, file: u32, property: Option<&str>, default: i64) -> i64 {
+    property
+        .and_then(|p| {
+            project
+                .modules()
+                .setting(file, p)
+                .into_iter()
+                .find_map(|v| v.trim().parse::<i64>().ok())
+        })
+        .unwrap_or(default)
+}
+
+fn returns_async(project: &Project, id: MethodId, m: &Method, row: &AspectRow) -> bool {
+    let class = project.class_of(id);
+    let t = project.resolve_type(id.0, Some(class.1 as usize), &m.ret);
+    row.async_returns.iter().any(|x| project.type_is(&t, x))
+}
+
+/// The `fallbackMethod` of aspect annotation `a` when a method of that name in the class takes
+/// every failure `m` can raise: its last parameter is `Exception` or `Throwable`, or the only
+/// exception `m` declares. With the exception type.
+fn fallback_taking_all(
+    project: &Project,
+    class: ClassRef,
+    m: &Method,
+    a: &Annotation,
+) -> Option<(String, String)> {
+    let name = a.args.iter().find_map(|(k, v)| match (k.as_deref(), v) {
+        (Some("fallbackMethod"), Expr::Str(s, _)) => Some(s.clone()),
+        _ => None,
+    })?;
+    let only_thrown = match m.throws.as_slice() {
+        [one] => Some(simple(one)),
+        _ => None,
+    };
+    project.methods_of(class).iter().find_map(|f| {
+        let fm = project.method(*f);
+        if fm.name != name || fm.params.len() != m.params.len() + 1 {
+            return None;
+        }
+        let last = &fm.params.last()?.ty;
+        let takes_all = catches_all(last) && simple(last) != "RuntimeException"
+            || only_thrown.is_some_and(|t| t == simple(last));
+        takes_all.then(|| (name.clone(), last.clone()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::java::ir::Span;
+
+    fn local(ty: &str) -> Stmt {
+        Stmt::Local {
+            ty: ty.into(),
+            name: "e".into(),
+            init: None,
+            span: Span::default(),
+        }
+    }
+
+    fn try_of(catches: Vec<(String, Block)>) -> Block {
+        vec![Stmt::Try {
+            resources: Vec::new(),
+            body: vec![Stmt::Jump],
+            catches,
+            finally: None,
+        }]
+    }
+
+    #[test]
+    fn a_catch_all_without_rethrow_swallows_every_failure() {
+        let body = try_of(vec![("e".into(), vec![local("Exception"), Stmt::Jump])]);
+        assert_eq!(swallows_every_failure(&body), Some("Exception".into()));
+        let body = try_of(vec![("e".into(), vec![local("java.lang.Throwable")])]);
+        assert_eq!(
+            swallows_every_failure(&body),
+            Some("java.lang.Throwable".into())
+        );
+    }
+
+    #[test]
+    fn a_rethrow_or_a_narrow_catch_lets_failures_through() {
+        let rethrow = vec![
+            local("Exception"),
+            Stmt::If {
+                cond: Expr::Lit("true".into(), Span::default()),
+                then: vec![Stmt::Throw(Expr::Name("e".into(), Span::default()))],
+                els: None,
+            },
+        ];
+        assert_eq!(
+            swallows_every_failure(&try_of(vec![("e".into(), rethrow)])),
+            None
+        );
+        let narrow = try_of(vec![("e".into(), vec![local("IOException")])]);
+        assert_eq!(swallows_every_failure(&narrow), None);
+        let other = try_of(vec![
+            (
+                "e".into(),
+                vec![
+                    local("IOException"),
+                    Stmt::Throw(Expr::Name("e".into(), Span::default())),
+                ],
+            ),
+            ("e".into(), vec![local("Exception")]),
+        ]);
+        assert_eq!(swallows_every_failure(&other), None);
+        // Not the whole body.
+        let mut more = try_of(vec![("e".into(), vec![local("Exception")])]);
+        more.push(Stmt::Jump);
+        assert_eq!(swallows_every_failure(&more), None);
+        // A class of the project named like a catch-all is not one.
+        assert!(!catches_all("com.acme.Exception"));
+    }
+}

@@ -1,0 +1,410 @@
+use super::{Context, declare_rule};
+use crate::findings::Finding;
+use crate::java::ir::Span;
+use crate::regions::Region;
+use std::collections::BTreeMap;
+
+declare_rule! {
+    /// ## What it does
+    /// Finds a retry annotation that can never fire, so the method it is written on runs once:
+    /// - Spring Retry's `@Retryable` in an application with no `@EnableRetry` (Spring Framework
+    ///   7's `@Retryable` with no `@EnableResilientMethods`) on one of its configuration classes,
+    ///   while other applications of the repository have one. The application is the build
+    ///   module holding the class (the nearest directory with `pom.xml`, `build.gradle` or
+    ///   `build.gradle.kts`) and the project modules its build file depends on;
+    /// - a retry annotation on a `private` or `static` method: the proxy that applies it never
+    ///   intercepts such a method;
+    /// - a retried method whose whole body is one `try` that catches `Exception`,
+    ///   `RuntimeException` or `Throwable` and does not rethrow: no attempt ever fails;
+    /// - Resilience4j `@Retry` next to a `@CircuitBreaker`, `@RateLimiter`, `@Bulkhead` or
+    ///   `@TimeLimiter` whose `fallbackMethod` takes `Exception`, `Throwable` or the only
+    ///   exception the method declares: by default those aspects run *inside* the retry, so the
+    ///   fallback turns every failure into a normal return before the retry sees it (unless
+    ///   `application.yml` or `.properties` orders the aspects otherwise, e.g.
+    ///   `resilience4j.retry.retry-aspect-order`); a fallback typed `CallNotPermittedException`
+    ///   leaves the retry live;
+    /// - Resilience4j `@TimeLimiter` on a method that returns neither a `CompletionStage` nor a
+    ///   reactive type: it fails every call before the body runs.
+    ///
+    /// The message says why the retry cannot fire and names the RL001–RL004 findings the method
+    /// would have once it does.
+    ///
+    /// ## Why is this bad?
+    /// The team believes the call is retried, and it is not: a transient failure reaches the
+    /// user, the fallback hides an outage, or a payment that should have been retried is
+    /// dropped. And the day someone "fixes" the retry (adds `@EnableRetry`, removes the
+    /// fallback), every per-attempt idempotency key in the method becomes a double charge —
+    /// those latent findings are named in the message.
+    ///
+    /// ## Example
+    /// ```java
+    /// @Retry(name = "payments")
+    /// @CircuitBreaker(name = "payments", fallbackMethod = "chargeLater")
+    /// public Receipt charge(Order order) {                  // the retry never runs
+    ///     return gateway.charge(order);
+    /// }
+    ///
+    /// private Receipt chargeLater(Order order, Exception e) {
+    ///     return Receipt.pending(order);
+    /// }
+    /// ```
+    ///
+    /// ## How to fix
+    /// Make the retry real, or delete it: enable the framework in the application
+    /// (`@EnableRetry` on a `@Configuration` class), make the method public and call it through
+    /// the bean, rethrow from the `catch` (or narrow it), type the fallback to the failures it
+    /// should absorb (`CallNotPermittedException`) or move the retry inside the circuit breaker
+    /// (`resilience4j.retry.retry-aspect-order` greater than the circuit breaker's), and return
+    /// a `CompletableFuture` from a `@TimeLimiter` method. Before the retry fires, fix the
+    /// findings the message names.
+    ///
+    /// ## Known false positives
+    /// A framework enabled outside the scanned code (a library's auto-configuration in a
+    /// dependency of a module that has its own `@Enable…` elsewhere), or a `catch` that calls a
+    /// helper which always rethrows, is not seen; suppress the finding with the reason.
+    RULE {
+        id: "RL006",
+        name: "ineffective-retry",
+        level: Warning,
+        source: None,
+        summary: "A retry annotation that can never fire: the method runs once although the team believes it is retried",
+        verb: "never fires",
+        consequence: "the team believes it has a retry it does not have",
+        primary_label: "retry that never fires",
+        related_label: "",
+        fix: "Make the retry real (enable it, make the method public, rethrow, reorder the aspects) or delete it",
+        check: Some(check),
+    }
+}
+
+/// Each dead retry annotation, once per annotation, with why and what it would report.
+fn check(cx: &Context) -> Vec<Finding> {
+    if cx.dead_regions.is_empty() {
+        return Vec::new();
+    }
+    let project = cx.project;
+    // What the dead regions would give, were they live.
+    let latent_cx = Context {
+        regions: cx.dead_regions,
+        reaches: cx.dead_reaches,
+        dead_regions: &[],
+        dead_reaches: &[],
+        ..*cx
+    };
+    let latent: Vec<Finding> = super::LATENT_CHECKS
+        .iter()
+        .filter_map(|c| *c)
+        .flat_map(|c| c(&latent_cx))
+        .collect();
+    // An annotation on a class is dead only where it is dead for every method it covers.
+    let live_at: std::collections::BTreeSet<(u32, Span)> = cx
+        .regions
+        .iter()
+        .map(|r| (r.loc.file, r.loc.span))
+        .collect();
+    let mut by_loc: BTreeMap<(u32, Span), Vec<&Region>> = BTreeMap::new();
+    for r in cx.dead_regions {
+        if !live_at.contains(&(r.loc.file, r.loc.span)) {
+            by_loc.entry((r.loc.file, r.loc.span)).or_default().push(r);
+        }
+    }
+    let mut out = Vec::new();
+    for ((file, span), regs) in by_loc {
+        let r = regs[0];
+        let Some(dead) = &r.dead else { continue };
+        let path = &project.files[file as usize].path;
+        let mut f = Finding::new(&RULE, project, file, span, r.owner.clone(), r.label.clone());
+        let mut owners: Vec<&str> = regs.iter().map(|r| r.owner.as_str()).collect();
+        owners.dedup();
+        let what = if owners.len() == 1 {
+            format!("The {} `{}`", r.label, owners[0])
+        } else {
+            format!(
+                "The {} on `{}` and {} more",
+                r.label,
+                owners[0],
+                owners.len() - 1
+            )
+        };
+        f.message = format!(
+            "{what} is never retried: {}; {}",
+            dead.reason(),
+            RULE.consequence
+        );
+        let mut would: Vec<&Finding> = latent
+            .iter()
+            .filter(|l| l.regions.iter().any(|x| &x.path == path && x.span == span))
+            .collect();
+        would.sort_by(|a, b| (&a.path, a.line, a.rule.id).cmp(&(&b.path, b.line, b.rule.id)));
+        would.dedup_by(|a, b| a.path == b.path && a.span == b.span && a.rule.id == b.rule.id);
+        if !would.is_empty() {
+            let named: Vec<String> = would
+                .iter()
+                .take(3)
+                .map(|l| {
+                    let at = if &l.path == path {
+                        format!("line {}", l.line)
+                    } else {
+                        format!("{}:{}", l.path, l.line)
+                    };
+                    format!("{} at {at} (`{}`)", l.rule.id, l.source)
+                })
+                .collect();
+            let more = if would.len() > 3 {
+                format!(" and {} more", would.len() - 3)
+            } else {
+                String::new()
+            };
+            f.message.push_str(&format!(
+                ". Once it fires, it would report {}{more}",
+                named.join(", ")
+            ));
+        }
+        out.push(f);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::rules::snippets::{fails, passes, rules_of};
+
+    const FAIL: &[&str] = &[
+        r#"
+import io.github.resilience4j.circuitbreaker.annotation.CircuitBreaker;
+import io.github.resilience4j.retry.annotation.Retry;
+
+class Payments {
+    @Retry(name = "psp")
+    @CircuitBreaker(name = "psp", fallbackMethod = "later")
+    public String charge(String order) {
+        return order;
+    }
+
+    private String later(String order, Exception e) {
+        return "pending";
+    }
+}
+"#,
+        r#"
+import org.springframework.retry.annotation.Retryable;
+
+class Payments {
+    @Retryable
+    public void charge(String order) {
+        try {
+            send(order);
+        } catch (Exception e) {
+            System.err.println(e);
+        }
+    }
+
+    void send(String order) {}
+}
+"#,
+        r#"
+import org.springframework.retry.annotation.Retryable;
+
+class Payments {
+    @Retryable
+    private void charge(String order) {}
+}
+"#,
+        r#"
+import io.github.resilience4j.timelimiter.annotation.TimeLimiter;
+import io.github.resilience4j.retry.annotation.Retry;
+
+class Payments {
+    @Retry(name = "psp")
+    @TimeLimiter(name = "psp")
+    public String charge(String order) {
+        return order;
+    }
+}
+"#,
+    ];
+
+    const PASS: &[&str] = &[
+        r#"
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.annotation.CircuitBreaker;
+import io.github.resilience4j.retry.annotation.Retry;
+
+class Payments {
+    @Retry(name = "psp")
+    @CircuitBreaker(name = "psp", fallbackMethod = "later")
+    public String charge(String order) {
+        return order;
+    }
+
+    private String later(String order, CallNotPermittedException e) {
+        return "pending";
+    }
+}
+"#,
+        r#"
+import org.springframework.retry.annotation.Retryable;
+
+class Payments {
+    @Retryable
+    public void charge(String order) {
+        try {
+            send(order);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    void send(String order) {}
+}
+"#,
+        r#"
+import io.github.resilience4j.timelimiter.annotation.TimeLimiter;
+import io.github.resilience4j.retry.annotation.Retry;
+import java.util.concurrent.CompletableFuture;
+
+class Payments {
+    @Retry(name = "psp")
+    @TimeLimiter(name = "psp")
+    public CompletableFuture<String> charge(String order) {
+        return CompletableFuture.completedFuture(order);
+    }
+}
+"#,
+        r#"
+import org.springframework.kafka.annotation.KafkaListener;
+
+class Payments {
+    @KafkaListener(topics = "payments")
+    public void on(String order) {
+        try {
+            System.out.println(order);
+        } catch (Exception e) {
+            System.err.println(e);
+        }
+    }
+}
+"#,
+    ];
+
+    #[test]
+    fn fail_snippets_are_reported() {
+        fails(&RULE, FAIL);
+    }
+
+    #[test]
+    fn pass_snippets_are_not() {
+        passes(&RULE, PASS);
+    }
+
+    /// The rules reported on the files of a project of several files.
+    fn rules_of_project(files: &[(&str, &str)]) -> Vec<&'static str> {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        for (path, text) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).expect("a directory");
+            std::fs::write(p, text).expect("written");
+        }
+        let report = crate::check(&crate::Options::new(vec![dir.path().to_path_buf()]))
+            .expect("the check runs");
+        report.findings.iter().map(|f| f.rule.id).collect()
+    }
+
+    const FALLBACK_ON_ONLY_THROWN: &str = r#"
+import com.stripe.exception.StripeException;
+import io.github.resilience4j.bulkhead.annotation.Bulkhead;
+import io.github.resilience4j.retry.annotation.Retry;
+
+class Payments {
+    @Retry(name = "psp")
+    @Bulkhead(name = "psp", fallbackMethod = "busy")
+    public String charge(String order) throws StripeException {
+        return order;
+    }
+
+    private String busy(String order, StripeException e) {
+        return "busy";
+    }
+}
+"#;
+
+    #[test]
+    fn a_fallback_on_the_only_declared_exception_takes_every_failure() {
+        assert_eq!(rules_of(FALLBACK_ON_ONLY_THROWN), vec!["RL006"]);
+        // A RuntimeException fallback lets the declared checked exception reach the retry.
+        let narrower = FALLBACK_ON_ONLY_THROWN.replace("StripeException e)", "RuntimeException e)");
+        assert!(rules_of(&narrower).is_empty());
+    }
+
+    #[test]
+    fn application_properties_can_put_the_retry_inside_the_aspects() {
+        let pom = "<project><artifactId>payments</artifactId></project>";
+        let dead = rules_of_project(&[
+            ("pom.xml", pom),
+            ("src/main/java/Payments.java", FALLBACK_ON_ONLY_THROWN),
+        ]);
+        assert_eq!(dead, vec!["RL006"]);
+        let props = "resilience4j.retry.retry-aspect-order=2147483647\n\
+                     resilience4j.bulkhead.bulkheadAspectOrder = 1\n";
+        let live = rules_of_project(&[
+            ("pom.xml", pom),
+            ("src/main/resources/application.properties", props),
+            ("src/main/java/Payments.java", FALLBACK_ON_ONLY_THROWN),
+        ]);
+        assert!(live.is_empty(), "{live:?}");
+    }
+
+    #[test]
+    fn no_enabler_anywhere_means_a_dependency_enables_it() {
+        let retryable = "import org.springframework.retry.annotation.Retryable;\n\
+                         class A { @Retryable public void a() {} }\n";
+        let enabler = "import org.springframework.retry.annotation.EnableRetry;\n\
+                       @EnableRetry class Config {}\n";
+        let pom = |name: &str| format!("<project><artifactId>{name}</artifactId></project>");
+        assert!(rules_of_project(&[("A.java", retryable)]).is_empty());
+        let (pa, pb) = (pom("a"), pom("b"));
+        let two_apps = [
+            ("a/pom.xml", pa.as_str()),
+            ("a/A.java", retryable),
+            ("b/pom.xml", pb.as_str()),
+            ("b/Config.java", enabler),
+        ];
+        assert_eq!(rules_of_project(&two_apps), vec!["RL006"]);
+        let together = [
+            ("a/pom.xml", pa.as_str()),
+            ("a/A.java", retryable),
+            ("a/Config.java", enabler),
+        ];
+        assert!(rules_of_project(&together).is_empty());
+    }
+
+    #[test]
+    fn a_dead_retry_is_silent_for_rl001_and_names_it() {
+        let java = r#"
+import com.stripe.model.Charge;
+import com.stripe.net.RequestOptions;
+import com.stripe.param.ChargeCreateParams;
+import java.util.UUID;
+import org.springframework.retry.annotation.Retryable;
+
+class Billing {
+    @Retryable
+    private Charge charge(ChargeCreateParams params) throws Exception {
+        String key = UUID.randomUUID().toString();
+        return Charge.create(params, RequestOptions.builder().setIdempotencyKey(key).build());
+    }
+}
+"#;
+        assert_eq!(rules_of(java), vec!["RL006"]);
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(dir.path().join("Billing.java"), java).expect("written");
+        let report = crate::check(&crate::Options::new(vec![dir.path().to_path_buf()]))
+            .expect("the check runs");
+        let m = &report.findings[0].message;
+        assert!(
+            m.contains("private") && m.contains("RL001 at line 11"),
+            "{m}"
+        );
+    }
+}
