@@ -149,6 +149,15 @@ impl Cx<'_> {
                     .unwrap_or_else(|| c.name.clone());
                 super::shapes::part_of(&recv_t, &prop)
             }
+            // An entry of a parameter's property (`task.getInputData().get("key")`) is a path
+            // a summary cannot name: it stands for the whole parameter, as before the property.
+            Some(_) if matches!(c.name.as_str(), "get" | "getOrDefault") => recv_t
+                .into_iter()
+                .map(|o| match o {
+                    Origin::ParamField(p, _) => Origin::Param(p),
+                    o => o,
+                })
+                .collect(),
             _ => recv_t,
         };
         for a in &args {
