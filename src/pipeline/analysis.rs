@@ -44,10 +44,13 @@ pub(crate) fn find(
         CallGraph::reached_from(
             project,
             cat,
-            all_regions
-                .iter()
-                .chain(&dead_regions)
-                .flat_map(region_methods),
+            all_regions.iter().flat_map(region_methods).chain(
+                // A dead region outside `only` reaches no effect: nothing latent to follow.
+                dead_regions
+                    .iter()
+                    .flat_map(region_methods)
+                    .filter(|m| wanted(m)),
+            ),
         )
     });
     let ids = graph.methods();
@@ -123,11 +126,30 @@ fn regions_of(
     cat: &Catalogue,
     wanted: &(dyn Fn(&MethodId) -> bool + Sync),
 ) -> (Vec<Region>, usize) {
-    // Every annotation is looked at: a dead retry annotation is reported whatever it reaches.
-    let mut all_regions: Vec<Region> = regions::annotation_regions(project, cat, &|_| true)
-        .into_iter()
-        .filter(|r| r.report_dead && r.dead.is_some() || region_methods(r).any(|m| wanted(&m)))
+    // A dead retry annotation is reported whatever it reaches: beside `wanted`, every method
+    // that carries one (or whose class does) is looked at, by the annotation's simple name.
+    let reported: HashSet<&str> = cat
+        .regions
+        .annotation
+        .iter()
+        .filter(|r| r.report_dead)
+        .flat_map(|r| &r.annotations)
+        .map(|a| a.rsplit('.').next().unwrap_or(a))
         .collect();
+    let names_reported = |anns: &[crate::java::ir::Annotation]| {
+        anns.iter()
+            .any(|a| reported.contains(a.name.rsplit('.').next().unwrap_or(&a.name)))
+    };
+    let maybe_dead = |m: &MethodId| {
+        let mm = project.method(*m);
+        names_reported(&mm.annotations)
+            || names_reported(&project.class(project.class_of(*m)).annotations)
+    };
+    let mut all_regions: Vec<Region> =
+        regions::annotation_regions(project, cat, &|m| wanted(m) || maybe_dead(m))
+            .into_iter()
+            .filter(|r| r.report_dead && r.dead.is_some() || region_methods(r).any(|m| wanted(&m)))
+            .collect();
     all_regions.extend(regions::implementation_regions(project, cat, wanted));
     let candidates: Vec<MethodId> = project
         .all_methods()

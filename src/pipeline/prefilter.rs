@@ -38,9 +38,21 @@ pub(super) fn analyse(
         needles: &needles,
     };
     match backward(&mut files, report) {
-        Some(in_b) => forward(&mut files, &in_b, cat, report),
+        Some(in_b) => {
+            reported(&mut files, report);
+            forward(&mut files, &in_b, cat, report)
+        }
         None => everything(&mut files, cat, report),
     }
+}
+
+/// The files that name a reported annotation (a retry that may never fire is reported whatever
+/// its code reaches) or one that enables its framework are parsed too. Their methods do not
+/// join the backward closure: a method outside it reaches no effect, so such a region is
+/// looked at for whether it can fire, not followed.
+fn reported(files: &mut Files, report: &mut Report) {
+    let want = files.untried(&|s| s.reported);
+    files.parse(want, false, report);
 }
 
 /// Read (or take from the scan cache) and scan every file; types declared in a package shadow

@@ -96,6 +96,15 @@ impl Enablers {
         for (fi, f) in project.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
                 for a in &c.annotations {
+                    // Resolved only when its simple name is an enabler's (a lookup is a
+                    // dependency the prefilter would follow).
+                    let simple = a.name.rsplit('.').next().unwrap_or(&a.name);
+                    if !files
+                        .keys()
+                        .any(|e| e.rsplit('.').next().unwrap_or(e) == simple)
+                    {
+                        continue;
+                    }
                     let t = project.resolve_type(fi as u32, Some(ci), &a.name);
                     for (e, at) in files.iter_mut() {
                         if project.type_is(&t, e) && at.last() != Some(&(fi as u32)) {

@@ -91,6 +91,10 @@ pub struct Scan {
     pub effect: bool,
     /// Has an effect word other than a side-effect class's simple name.
     pub words: bool,
+    /// Names an annotation reported whatever its code reaches (or one that enables its
+    /// framework): parsed, but not an effect.
+    #[serde(default)]
+    pub reported: bool,
     /// Simple names of side-effect classes it names that no import of another class and no
     /// type it declares shadows, each with whether the file also names the class's package.
     pub live: Vec<(u32, bool)>,
@@ -187,6 +191,7 @@ impl Scan {
         let live = needles.live_classes(bytes, &tokens, &imports, &declared);
         let words = needles.file_hits(bytes, &tokens);
         Scan {
+            reported: tokens.iter().any(|t| needles.reported.contains(t)),
             effect: !live.is_empty() || words,
             words,
             live,
@@ -349,6 +354,10 @@ pub struct Needles {
     params: Option<AhoCorasick>,
     /// The side-effect rows.
     pub rows: Vec<EffectRow>,
+    /// Simple names of annotations reported whatever their code reaches, and of the
+    /// annotations that enable their frameworks: a file naming one is parsed, but its methods
+    /// do not lead the backward search (they are not effects).
+    pub reported: HashSet<u32>,
     /// Identifies these effect words, for caching scans made with them.
     pub fingerprint: String,
 }
@@ -393,11 +402,11 @@ impl Needles {
             .collect();
         // A retry annotation that may be dead is reported (RL006) whatever its body reaches,
         // and whether it is dead depends on the classes that enable its framework.
-        for a in &w.reported_annotations {
-            names.insert(token_hash(
-                split_class(a).1.last().unwrap_or(&"").as_bytes(),
-            ));
-        }
+        let reported: HashSet<u32> = w
+            .reported_annotations
+            .iter()
+            .map(|a| token_hash(split_class(a).1.last().unwrap_or(&"").as_bytes()))
+            .collect();
         // `new CreatePaymentRequest.Builder(…)` names the outer class, or imports its package.
         let mut packages: Vec<String> = Vec::new();
         for class in &w.key_classes {
@@ -451,9 +460,11 @@ impl Needles {
         words.push(format!("{:?}", w.param_contains));
         words.push(format!("{:?}", w.param_equals));
         words.push(format!("{packages:?}"));
-        let mut sorted: Vec<u32> = names.iter().copied().collect();
-        sorted.sort_unstable();
-        words.push(format!("{sorted:?}"));
+        for set in [&names, &reported] {
+            let mut sorted: Vec<u32> = set.iter().copied().collect();
+            sorted.sort_unstable();
+            words.push(format!("{sorted:?}"));
+        }
         for r in &rows {
             let mut c: Vec<(&u32, &Vec<String>)> = r.classes.iter().collect();
             c.sort();
@@ -466,6 +477,7 @@ impl Needles {
         let fingerprint = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
         Needles {
             fingerprint,
+            reported,
             names,
             headers,
             packages: AhoCorasick::new(&packages).ok(),
