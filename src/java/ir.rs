@@ -143,6 +143,29 @@ impl FileFacts {
 
 pub type Block = Vec<Stmt>;
 
+impl Stmt {
+    /// The blocks nested directly in this statement, in source order: an `if`'s branches, a
+    /// loop's head and body, a `try`'s resources, body, catch blocks and `finally`, a block.
+    pub fn blocks(&self) -> Vec<&Block> {
+        match self {
+            Stmt::If { then, els, .. } => std::iter::once(then).chain(els).collect(),
+            Stmt::Loop { head, body, .. } => vec![head, body],
+            Stmt::Try {
+                resources,
+                body,
+                catches,
+                finally,
+            } => [resources, body]
+                .into_iter()
+                .chain(catches.iter().map(|(_, b)| b))
+                .chain(finally)
+                .collect(),
+            Stmt::Block(b) => vec![b],
+            _ => Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Stmt {
     Local {

@@ -43,33 +43,11 @@ pub fn collect_defs<'a>(b: &'a Block, out: &mut Defs<'a>) {
             } => {
                 out.insert(name.clone(), (ty.as_str(), e));
             }
-            Stmt::If { then, els, .. } => {
-                collect_defs(then, out);
-                if let Some(e) = els {
-                    collect_defs(e, out);
+            s => {
+                for b in s.blocks() {
+                    collect_defs(b, out);
                 }
             }
-            Stmt::Block(x) => collect_defs(x, out),
-            Stmt::Loop { head, body, .. } => {
-                collect_defs(head, out);
-                collect_defs(body, out);
-            }
-            Stmt::Try {
-                resources,
-                body,
-                catches,
-                finally,
-            } => {
-                collect_defs(resources, out);
-                collect_defs(body, out);
-                for (_, c) in catches {
-                    collect_defs(c, out);
-                }
-                if let Some(f) = finally {
-                    collect_defs(f, out);
-                }
-            }
-            _ => {}
         }
     }
 }
@@ -333,38 +311,18 @@ mod tests {
                 Stmt::Local { ty, name, .. } => {
                     out.insert(name.clone(), ty.clone());
                 }
-                Stmt::If { then, els, .. } => {
-                    declared(then, out);
-                    if let Some(e) = els {
-                        declared(e, out);
-                    }
-                }
-                Stmt::Loop {
-                    head, body, each, ..
-                } => {
-                    declared(head, out);
-                    if let Some((ty, name, _)) = each {
+                s => {
+                    if let Stmt::Loop {
+                        each: Some((ty, name, _)),
+                        ..
+                    } = s
+                    {
                         out.insert(name.clone(), ty.clone());
                     }
-                    declared(body, out);
-                }
-                Stmt::Try {
-                    resources,
-                    body,
-                    catches,
-                    finally,
-                } => {
-                    declared(resources, out);
-                    declared(body, out);
-                    for (_, c) in catches {
-                        declared(c, out);
-                    }
-                    if let Some(f) = finally {
-                        declared(f, out);
+                    for b in s.blocks() {
+                        declared(b, out);
                     }
                 }
-                Stmt::Block(x) => declared(x, out),
-                _ => {}
             }
         }
     }
