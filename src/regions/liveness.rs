@@ -7,7 +7,7 @@
 use crate::catalogue::{AnnotationRegion, AspectRow, Catalogue};
 use crate::java::ir::{Annotation, Block, Expr, Method, Stmt};
 use crate::semantic::{ClassRef, MethodId, Project};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Why an annotation region can never run its body again.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ impl Dead {
     pub fn reason(&self) -> String {
         match self {
             Dead::NotEnabled { enabler } => format!(
-                "no configuration class of its application has `@{enabler}` (other applications in the scan do), so the annotation is never applied"
+                "no application that runs it enables it: its build module, the modules it depends on and the modules that use it have no configuration class with `@{enabler}` (other applications in the scan do), so the annotation is never applied"
             ),
             Dead::NotProxied { modifier } => format!(
                 "the method is {modifier}, and the proxy that applies the annotation never intercepts a {modifier} method"
@@ -78,31 +78,41 @@ fn catches_all(ty: &str) -> bool {
     CATCH_ALL.contains(&simple(t)) && (!t.contains('.') || t.starts_with("java.lang."))
 }
 
-/// The files holding a class annotated with each enabling annotation of the catalogue,
-/// computed once per run.
+/// The files holding a class annotated with each enabling annotation of the catalogue, and
+/// the modules holding an application's main class, computed once per run.
 pub struct Enablers {
     files: HashMap<String, Vec<u32>>,
+    /// Per application annotation: the modules holding a class annotated with it.
+    apps: HashMap<String, HashSet<u32>>,
 }
 
 impl Enablers {
     pub fn of(project: &Project, cat: &Catalogue) -> Enablers {
         let mut files: HashMap<String, Vec<u32>> = HashMap::new();
-        for e in cat.regions.annotation.iter().flat_map(|r| &r.enabled_by) {
-            files.entry(e.clone()).or_default();
+        let mut apps: HashMap<String, HashSet<u32>> = HashMap::new();
+        for r in &cat.regions.annotation {
+            for e in &r.enabled_by {
+                files.entry(e.clone()).or_default();
+            }
+            for a in r.applications.iter().filter(|_| !r.enabled_by.is_empty()) {
+                apps.entry(a.clone()).or_default();
+            }
         }
         if files.is_empty() {
-            return Enablers { files };
+            return Enablers { files, apps };
         }
+        let wanted: HashSet<String> = files
+            .keys()
+            .chain(apps.keys())
+            .map(|e| simple(e).to_string())
+            .collect();
+        let mut found: Vec<(u32, String)> = Vec::new();
         for (fi, f) in project.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
                 for a in &c.annotations {
-                    // Resolved only when its simple name is an enabler's (a lookup is a
+                    // Resolved only when its simple name is one looked for (a lookup is a
                     // dependency the prefilter would follow).
-                    let simple = a.name.rsplit('.').next().unwrap_or(&a.name);
-                    if !files
-                        .keys()
-                        .any(|e| e.rsplit('.').next().unwrap_or(e) == simple)
-                    {
+                    if !wanted.contains(simple(&a.name)) {
                         continue;
                     }
                     let t = project.resolve_type(fi as u32, Some(ci), &a.name);
@@ -111,15 +121,27 @@ impl Enablers {
                             at.push(fi as u32);
                         }
                     }
+                    found.extend(
+                        apps.keys()
+                            .filter(|e| project.type_is(&t, e))
+                            .map(|e| (fi as u32, e.clone())),
+                    );
                 }
             }
         }
-        Enablers { files }
+        for (fi, e) in found {
+            let m = project.modules().module_of(fi);
+            apps.entry(e).or_default().insert(m);
+        }
+        Enablers { files, apps }
     }
 
     /// Is row `r` switched on for the code of `file`? Where no application of the scan enables
-    /// its framework, a dependency is assumed to; where some do, only an enabling class in the
-    /// file's build module or a module it depends on does. `Err` names the missing enabler.
+    /// its framework, a dependency is assumed to. Where some do, the code runs enabled in an
+    /// application that uses it — its own build module or one depending on it — that sees an
+    /// enabling class (in itself or a module it depends on). A library module that no module of
+    /// the scan uses and that holds no application class runs in applications outside the
+    /// scan: assumed enabled. `Err` names the missing enabler.
     fn enabled(&self, project: &Project, r: &AnnotationRegion, file: u32) -> Result<(), String> {
         if r.enabled_by.is_empty() {
             return Ok(());
@@ -131,11 +153,26 @@ impl Enablers {
             .flatten()
             .copied()
             .collect();
-        if files.is_empty() || files.iter().any(|f| project.modules().sees(file, *f)) {
-            Ok(())
-        } else {
-            Err(simple(&r.enabled_by[0]).to_string())
+        if files.is_empty() {
+            return Ok(());
         }
+        let modules = project.modules();
+        let users = modules.users(file);
+        if users
+            .iter()
+            .any(|a| files.iter().any(|f| modules.module_sees(*a, *f)))
+        {
+            return Ok(());
+        }
+        let own = modules.module_of(file);
+        let is_app = r
+            .applications
+            .iter()
+            .any(|a| self.apps.get(a).is_some_and(|m| m.contains(&own)));
+        if !r.applications.is_empty() && users == [own] && !is_app {
+            return Ok(());
+        }
+        Err(simple(&r.enabled_by[0]).to_string())
     }
 }
 

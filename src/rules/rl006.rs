@@ -11,7 +11,10 @@ declare_rule! {
     ///   7's `@Retryable` with no `@EnableResilientMethods`) on one of its configuration classes,
     ///   while other applications of the repository have one. The application is the build
     ///   module holding the class (the nearest directory with `pom.xml`, `build.gradle` or
-    ///   `build.gradle.kts`) and the project modules its build file depends on;
+    ///   `build.gradle.kts`) and the project modules its build file depends on; code in a
+    ///   library module runs in the modules that depend on it, and is live when one of them
+    ///   enables the framework (a library nothing in the scan uses, with no
+    ///   `@SpringBootApplication`, is assumed to run enabled elsewhere);
     /// - a retry annotation on a `private` or `static` method: the proxy that applies it never
     ///   intercepts such a method;
     /// - a retried method whose whole body is one `try` that catches `Exception`,

@@ -144,6 +144,21 @@ impl Modules {
         a == b || a == 0 || self.visible.get(a as usize).is_some_and(|v| v.contains(&b))
     }
 
+    /// The modules that use the classes of file `file`: its own module and every module whose
+    /// build depends on it, transitively (the applications a library module runs in).
+    pub fn users(&self, file: u32) -> Vec<u32> {
+        let own = self.module_of(file);
+        (0..self.visible.len() as u32)
+            .filter(|m| *m == own || (*m != 0 && self.visible[*m as usize].contains(&own)))
+            .collect()
+    }
+
+    /// Does code of module `module` see the classes of file `file`?
+    pub fn module_sees(&self, module: u32, file: u32) -> bool {
+        let b = self.module_of(file);
+        module == b || module == 0 || self.visible.get(module as usize).is_some_and(|v| v.contains(&b))
+    }
+
     /// The value of application setting `key` (any spelling of Spring's relaxed binding) for
     /// the code of file `file`: set in its module or in an application module that depends on
     /// it, the values of all such modules, in module order.
