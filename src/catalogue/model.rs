@@ -301,7 +301,7 @@ impl Catalogue {
                 .annotation
                 .iter()
                 .filter(|r| r.report_dead)
-                .flat_map(|r| r.annotations.iter().chain(&r.enabled_by).chain(&r.applications))
+                .flat_map(|r| r.annotations.iter().chain(&r.enabled_by))
                 .collect(),
             key_classes: sinks.constructor.iter().flat_map(|c| &c.classes).collect(),
             header_names: &sinks.headers.names,

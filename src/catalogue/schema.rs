@@ -84,12 +84,6 @@ pub struct AnnotationRegion {
     /// a starter that enables itself.
     #[serde(default)]
     pub enabled_by: Vec<String>,
-    /// Annotations on an application's main class (`@SpringBootApplication`). A build module
-    /// with none that no other module of the scan uses is a library whose applications lie
-    /// outside the scan: its annotations are assumed to be enabled there. Empty: every module
-    /// counts as an application.
-    #[serde(default)]
-    pub applications: Vec<String>,
     /// Applied through a Spring-AOP proxy: a private or static method is never intercepted.
     #[serde(default)]
     pub proxied: bool,

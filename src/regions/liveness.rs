@@ -7,7 +7,7 @@
 use crate::catalogue::{AnnotationRegion, AspectRow, Catalogue};
 use crate::java::ir::{Annotation, Block, Expr, Method, Stmt};
 use crate::semantic::{ClassRef, MethodId, Project};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Why an annotation region can never run its body again.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,41 +78,27 @@ fn catches_all(ty: &str) -> bool {
     CATCH_ALL.contains(&simple(t)) && (!t.contains('.') || t.starts_with("java.lang."))
 }
 
-/// The files holding a class annotated with each enabling annotation of the catalogue, and
-/// the modules holding an application's main class, computed once per run.
+/// The files holding a class annotated with each enabling annotation of the catalogue,
+/// computed once per run.
 pub struct Enablers {
     files: HashMap<String, Vec<u32>>,
-    /// Per application annotation: the modules holding a class annotated with it.
-    apps: HashMap<String, HashSet<u32>>,
 }
 
 impl Enablers {
     pub fn of(project: &Project, cat: &Catalogue) -> Enablers {
         let mut files: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut apps: HashMap<String, HashSet<u32>> = HashMap::new();
-        for r in &cat.regions.annotation {
-            for e in &r.enabled_by {
-                files.entry(e.clone()).or_default();
-            }
-            for a in r.applications.iter().filter(|_| !r.enabled_by.is_empty()) {
-                apps.entry(a.clone()).or_default();
-            }
+        for e in cat.regions.annotation.iter().flat_map(|r| &r.enabled_by) {
+            files.entry(e.clone()).or_default();
         }
         if files.is_empty() {
-            return Enablers { files, apps };
+            return Enablers { files };
         }
-        let wanted: HashSet<String> = files
-            .keys()
-            .chain(apps.keys())
-            .map(|e| simple(e).to_string())
-            .collect();
-        let mut found: Vec<(u32, String)> = Vec::new();
         for (fi, f) in project.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
                 for a in &c.annotations {
-                    // Resolved only when its simple name is one looked for (a lookup is a
+                    // Resolved only when its simple name is an enabler's (a lookup is a
                     // dependency the prefilter would follow).
-                    if !wanted.contains(simple(&a.name)) {
+                    if !files.keys().any(|e| simple(e) == simple(&a.name)) {
                         continue;
                     }
                     let t = project.resolve_type(fi as u32, Some(ci), &a.name);
@@ -121,27 +107,17 @@ impl Enablers {
                             at.push(fi as u32);
                         }
                     }
-                    found.extend(
-                        apps.keys()
-                            .filter(|e| project.type_is(&t, e))
-                            .map(|e| (fi as u32, e.clone())),
-                    );
                 }
             }
         }
-        for (fi, e) in found {
-            let m = project.modules().module_of(fi);
-            apps.entry(e).or_default().insert(m);
-        }
-        Enablers { files, apps }
+        Enablers { files }
     }
 
     /// Is row `r` switched on for the code of `file`? Where no application of the scan enables
-    /// its framework, a dependency is assumed to. Where some do, the code runs enabled in an
-    /// application that uses it — its own build module or one depending on it — that sees an
-    /// enabling class (in itself or a module it depends on). A library module that no module of
-    /// the scan uses and that holds no application class runs in applications outside the
-    /// scan: assumed enabled. `Err` names the missing enabler.
+    /// its framework, a dependency is assumed to. Where some do, the code runs enabled in a
+    /// module that uses it — its own build module, or one whose build depends on it (the
+    /// applications a library module runs in) — that sees an enabling class in itself or a
+    /// module it depends on. `Err` names the missing enabler.
     fn enabled(&self, project: &Project, r: &AnnotationRegion, file: u32) -> Result<(), String> {
         if r.enabled_by.is_empty() {
             return Ok(());
@@ -153,26 +129,17 @@ impl Enablers {
             .flatten()
             .copied()
             .collect();
-        if files.is_empty() {
-            return Ok(());
-        }
         let modules = project.modules();
-        let users = modules.users(file);
-        if users
-            .iter()
-            .any(|a| files.iter().any(|f| modules.module_sees(*a, *f)))
+        if files.is_empty()
+            || modules
+                .users(file)
+                .iter()
+                .any(|a| files.iter().any(|f| modules.module_sees(*a, *f)))
         {
-            return Ok(());
+            Ok(())
+        } else {
+            Err(simple(&r.enabled_by[0]).to_string())
         }
-        let own = modules.module_of(file);
-        let is_app = r
-            .applications
-            .iter()
-            .any(|a| self.apps.get(a).is_some_and(|m| m.contains(&own)));
-        if !r.applications.is_empty() && users == [own] && !is_app {
-            return Ok(());
-        }
-        Err(simple(&r.enabled_by[0]).to_string())
     }
 }
 

@@ -13,8 +13,7 @@ declare_rule! {
     ///   module holding the class (the nearest directory with `pom.xml`, `build.gradle` or
     ///   `build.gradle.kts`) and the project modules its build file depends on; code in a
     ///   library module runs in the modules that depend on it, and is live when one of them
-    ///   enables the framework (a library nothing in the scan uses, with no
-    ///   `@SpringBootApplication`, is assumed to run enabled elsewhere);
+    ///   enables the framework (a module nothing in the scan uses is its own application);
     /// - a retry annotation on a `private` or `static` method: the proxy that applies it never
     ///   intercepts such a method;
     /// - a retried method whose whole body is one `try` that catches `Exception`,
