@@ -100,6 +100,7 @@ macro_rules! each_table {
         $apply!(regions, callback, "region");
         $apply!(regions, pipeline, "region");
         $apply!(regions, implementation, "region");
+        $apply!(regions, interceptor, "region");
         $apply!(regions, aspect, "region");
         $apply!(sources, source, "source");
         $apply!(sources, counter, "source");

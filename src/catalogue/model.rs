@@ -200,15 +200,22 @@ impl Model for Catalogue {
         self.guards.absent_fallbacks.iter().any(|m| m == method)
     }
 
-    fn store(&self, method: &str) -> Option<StoreAccess> {
+    fn store(&self, method: &str, receiver_may_be: &dyn Fn(&str) -> bool) -> Option<StoreAccess> {
         self.guards.store.iter().find_map(|s| {
-            if s.writes.iter().any(|m| m == method) {
+            let on_receiver = || {
+                s.receiver_types.is_empty() || s.receiver_types.iter().any(|t| receiver_may_be(t))
+            };
+            if s.writes.iter().any(|m| m == method) && on_receiver() {
                 Some(StoreAccess::Write {
                     key_arg: s.key_arg,
                     value_arg: s.value_arg,
+                    property: s.property.clone(),
                 })
-            } else if s.reads.iter().any(|m| m == method) {
-                Some(StoreAccess::Read { key_arg: s.key_arg })
+            } else if s.reads.iter().any(|m| m == method) && on_receiver() {
+                Some(StoreAccess::Read {
+                    key_arg: s.key_arg,
+                    property: s.property.clone(),
+                })
             } else {
                 None
             }

@@ -72,6 +72,19 @@ row!(ImplementationRegion, |r| {
     };
     format!("{}: {} of {on}", r.label, few(&r.methods))
 });
+row!(InterceptorRegion, |r| {
+    let how = if let Some(b) = &r.beans {
+        format!("beans configuring @{}", few(&b.client_annotations))
+    } else {
+        format!("{} on {}", few(&r.register), few(&r.receiver_types))
+    };
+    format!(
+        "{}: {} of {}, registered by {how}",
+        r.label,
+        few(&r.methods),
+        few(&r.types)
+    )
+});
 row!(SourceRow, |r| {
     let mut methods: Vec<String> = r
         .static_methods

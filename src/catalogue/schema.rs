@@ -27,6 +27,7 @@ pub struct Regions {
     pub callback: Vec<CallbackRegion>,
     pub pipeline: Vec<PipelineRegion>,
     pub implementation: Vec<ImplementationRegion>,
+    pub interceptor: Vec<InterceptorRegion>,
     pub aspect: Vec<AspectRow>,
 }
 
@@ -65,6 +66,77 @@ pub struct ImplementationRegion {
     pub label: String,
     #[serde(default)]
     pub scheduler: bool,
+}
+
+/// HTTP client interceptors that their client runs again when it re-sends a request by itself:
+/// one row per way of registering an interceptor on such a client. An interceptor whose
+/// registration is not found, or whose client does not re-send, is not a region of its own.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterceptorRegion {
+    pub id: String,
+    /// The interceptor types: project classes implementing one, lambdas and anonymous classes
+    /// of one.
+    pub types: Vec<String>,
+    /// The methods of an implementation that run for every request (or every try) it sees.
+    pub methods: Vec<String>,
+    pub label: String,
+    /// Registration by a call: `receiver.register(interceptor)` on one of `receiver_types`
+    /// (`*`: any receiver; the argument must then be one of `types`).
+    #[serde(default)]
+    pub receiver_types: Vec<String>,
+    #[serde(default)]
+    pub register: Vec<String>,
+    /// The interceptor argument; `None`: every argument (a list of policies).
+    #[serde(default)]
+    pub arg: Option<usize>,
+    /// With a list of policies, only the arguments after one of these types re-run (the
+    /// policies after the retry policy).
+    #[serde(default)]
+    pub after_arg_types: Vec<String>,
+    /// The client does not re-send when it is configured with one of these values (a call
+    /// `method(value)` on the same builder chain, or a bean returning one of the values).
+    #[serde(default)]
+    pub no_resend: Option<NoResend>,
+    /// An implementation that overrides `method` to return one of `once` runs once per call.
+    #[serde(default)]
+    pub position: Option<Position>,
+    /// Registration as a bean of a declarative client's configuration.
+    #[serde(default)]
+    pub beans: Option<BeanClients>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoResend {
+    /// The builder method that sets the retry behaviour (`retryer`).
+    pub method: String,
+    /// Names of values that never re-send (`NEVER_RETRY`).
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    pub method: String,
+    pub once: Vec<String>,
+}
+
+/// Declarative clients (`@FeignClient`) and the beans that configure them: an interceptor bean
+/// in a class named by a client's `configuration_attribute` applies to that client only; one in
+/// any other class with `bean_annotations` methods applies to every client of the application.
+/// A client re-sends when a bean of one of `resend_types` applies to it (and does not return a
+/// `no_resend` value).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BeanClients {
+    pub client_annotations: Vec<String>,
+    pub configuration_attribute: String,
+    pub bean_annotations: Vec<String>,
+    /// Classes whose interceptor implementations are beans by themselves (`@Component`).
+    #[serde(default)]
+    pub component_annotations: Vec<String>,
+    pub resend_types: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -319,6 +391,14 @@ pub struct Store {
     pub reads: Vec<String>,
     pub key_arg: usize,
     pub value_arg: usize,
+    /// The writes store under the key in this property of the receiver, which a `reads` call
+    /// without arguments returns (`template.header(k, v)` … `template.headers().containsKey(k)`).
+    #[serde(default)]
+    pub property: Option<String>,
+    /// Only on receivers of these types (or of a type that cannot be told, such as a lambda's
+    /// parameter); empty: any receiver.
+    #[serde(default)]
+    pub receiver_types: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -213,8 +213,16 @@ impl Cx<'_> {
             self.key_sink(&t, here, format!("the `{h}` header"), String::new(), c);
         }
         // Durable stores (`ctx.setAttribute("key", v)`).
-        if let Some(StoreAccess::Write { key_arg, value_arg }) = self.model.store(&c.name)
+        if let Some(StoreAccess::Write {
+            key_arg,
+            value_arg,
+            property,
+        }) = self.model.store(&c.name, &|t| self.receiver_may_be(c, t))
             && let Some(owner) = c.recv.as_ref().and_then(|r| self.place_of(r))
+            && let owner = match property {
+                Some(p) => Place::prop(owner, &p),
+                None => owner,
+            }
             && let Some(key) = c
                 .args
                 .get(key_arg)

@@ -258,15 +258,32 @@ impl<'p> Cx<'p> {
                 return Some(p);
             }
         }
-        match self.model.store(&c.name) {
-            Some(StoreAccess::Read { key_arg }) => {
+        match self.model.store(&c.name, &|t| self.receiver_may_be(c, t)) {
+            // `template.headers()`: the property holding the entries.
+            Some(StoreAccess::Read {
+                property: Some(p), ..
+            }) if c.args.is_empty() => Some(Place::prop(owner, &p)),
+            Some(StoreAccess::Read { key_arg, property }) => {
                 let key = c
                     .args
                     .get(key_arg)
                     .and_then(|k| self.project.constant(self.class, k))?;
+                let owner = match property {
+                    Some(p) => Place::prop(owner, &p),
+                    None => owner,
+                };
                 Some(Place::entry(owner, &key))
             }
             _ => None,
+        }
+    }
+
+    /// May the receiver of call `c` be of `class`? Yes when its type cannot be told (a lambda's
+    /// parameter).
+    pub(super) fn receiver_may_be(&self, c: &Call, class: &str) -> bool {
+        match c.recv.as_ref().and_then(|r| self.type_of(r)) {
+            Some(t) if t.is_known() => self.project.type_is(&t, class),
+            _ => true,
         }
     }
 

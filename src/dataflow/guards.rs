@@ -98,8 +98,16 @@ impl Cx<'_> {
                     (None, Some(a)) => a,
                     _ => return None,
                 };
+                let mut places: Vec<Place> = self.place_of(target).into_iter().collect();
+                // `headers.containsKey("Idempotency-Key")`: that entry of the map, too.
+                if let (Some(m), Some(r), Some(k)) = (places.first(), &c.recv, c.args.first())
+                    && !self.is_type_name(r)
+                    && let Some(key) = self.project.constant(self.class, k)
+                {
+                    places.push(Place::entry(m.clone(), &key));
+                }
                 Some(Guard {
-                    places: self.place_of(target).into_iter().collect(),
+                    places,
                     first_attempt: false,
                     absent_in_then: absent,
                 })

@@ -104,11 +104,19 @@ pub enum Check {
     FirstAttempt,
 }
 
-/// A call on durable storage that outlives an attempt (`ctx.setAttribute("key", v)`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A call on durable storage that outlives an attempt (`ctx.setAttribute("key", v)`); with a
+/// `property`, the entries live in that property of the receiver (`template.headers()`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StoreAccess {
-    Write { key_arg: usize, value_arg: usize },
-    Read { key_arg: usize },
+    Write {
+        key_arg: usize,
+        value_arg: usize,
+        property: Option<String>,
+    },
+    Read {
+        key_arg: usize,
+        property: Option<String>,
+    },
 }
 
 /// An annotation of a parameter: its type test and its value (`value`, `name` or the only one)
@@ -152,7 +160,8 @@ pub trait Model: Factories + Sync {
     fn check(&self, method: &str) -> Option<Check>;
     /// `Optional.ofNullable(x).orElseGet(…)`: the supplier runs only when `x` is absent.
     fn is_absent_fallback(&self, method: &str) -> bool;
-    fn store(&self, method: &str) -> Option<StoreAccess>;
+    /// `receiver_may_be(class)`: whether the call's receiver may be of that class.
+    fn store(&self, method: &str, receiver_may_be: &dyn Fn(&str) -> bool) -> Option<StoreAccess>;
     /// A generate-once map (`computeIfAbsent`): the argument that runs only when the key is absent.
     fn compute_once_arg(&self, method: &str) -> Option<usize>;
     /// A call that persists an entity (`save…`).

@@ -65,7 +65,7 @@ impl Model for TinyModel {
     fn is_absent_fallback(&self, _: &str) -> bool {
         false
     }
-    fn store(&self, _: &str) -> Option<StoreAccess> {
+    fn store(&self, _: &str, _: &dyn Fn(&str) -> bool) -> Option<StoreAccess> {
         None
     }
     fn compute_once_arg(&self, _: &str) -> Option<usize> {

@@ -151,6 +151,7 @@ fn regions_of(
             .filter(|r| r.report_dead && r.dead.is_some() || region_methods(r).any(|m| wanted(&m)))
             .collect();
     all_regions.extend(regions::implementation_regions(project, cat, wanted));
+    all_regions.extend(regions::bean_registrations(project, cat, wanted));
     let candidates: Vec<MethodId> = project
         .all_methods()
         .filter(|m| wanted(m) && regions::may_hold_region(project.method(*m), cat))
@@ -158,7 +159,11 @@ fn regions_of(
     let found: Vec<Vec<Region>> = crate::phase("regions", || {
         candidates
             .par_iter()
-            .map(|id| regions::call_regions(project, cat, *id))
+            .map(|id| {
+                let mut v = regions::call_regions(project, cat, *id);
+                v.extend(regions::call_registrations(project, cat, *id));
+                v
+            })
             .collect()
     });
     all_regions.extend(found.into_iter().flatten());

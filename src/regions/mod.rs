@@ -6,11 +6,13 @@ mod calls;
 mod implementations;
 pub mod liveness;
 mod pipelines;
+mod registration;
 mod retry_loops;
 
 pub use annotations::annotation_regions;
 pub use calls::call_regions;
 pub use implementations::implementation_regions;
+pub use registration::{bean_registrations, call_registrations};
 pub use retry_loops::{is_retry_loop, may_hold_region};
 
 use crate::java::ir::*;

@@ -68,6 +68,7 @@ pub fn may_hold_region(m: &Method, cat: &Catalogue) -> bool {
                 .pipeline
                 .iter()
                 .any(|r| r.operators.iter().any(|x| x == name))
+            || super::registration::registers(cat, name)
     };
     let mut stmts: Vec<&Stmt> = body.iter().collect();
     let mut exprs: Vec<&Expr> = Vec::new();

@@ -50,6 +50,30 @@ declare_rule! {
     ///     String key = UUID.randomUUID().toString();   // silent here; named by RL006
     /// }
     /// ```
+    ///
+    /// ## When it is silent: interceptors whose client does not re-send
+    /// An HTTP client interceptor runs once for each request it intercepts. It is a region of
+    /// its own only where its registration ties it to a client that re-sends by itself: a Feign
+    /// client with a retrying `Retryer` (`Feign.builder()` defaults to `Retryer.Default`;
+    /// Spring Cloud OpenFeign to `NEVER_RETRY`, so it needs a `Retryer` bean in the client's
+    /// `configuration` class or in a scanned configuration), an OkHttp `addNetworkInterceptor`,
+    /// an Azure policy added with `addPolicy` at `PER_RETRY` (the default) or listed after the
+    /// `RetryPolicy`. An interceptor registered nowhere that can be found, an OkHttp
+    /// `addInterceptor`, a `RestTemplate`/`RestClient` interceptor and a WebClient filter are
+    /// silent. Feign applies its interceptors again to the *same* `RequestTemplate`, so a key
+    /// set only when the template has none is stable (not so for Azure, whose tries each get a
+    /// fresh copy of the request).
+    /// ```java
+    /// new OkHttpClient.Builder()
+    ///     .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()   // once per call:
+    ///         .header("Idempotency-Key", UUID.randomUUID().toString())          // silent
+    ///         .build()))
+    ///     .build();
+    /// template -> {                                     // Feign, retrying Retryer bean
+    ///     if (!template.headers().containsKey("Idempotency-Key"))
+    ///         template.header("Idempotency-Key", UUID.randomUUID().toString()); // set once: silent
+    /// };
+    /// ```
     RULE {
         id: "RL001",
         name: "random-idempotency-key-in-retry",

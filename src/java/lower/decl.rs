@@ -57,11 +57,11 @@ impl<'a> Lowerer<'a> {
                         .child_by_field_name("key")
                         .map(|k| self.text(k).to_string());
                     if let Some(v) = ch.child_by_field_name("value") {
-                        let e = self.expr(v);
+                        let e = self.annotation_value(v);
                         args.push((key, e));
                     }
                 } else if ch.kind() != "comment" {
-                    let e = self.expr(ch);
+                    let e = self.annotation_value(ch);
                     args.push((None, e));
                 }
             }
@@ -70,6 +70,36 @@ impl<'a> Lowerer<'a> {
             name,
             args,
             span: span_of(n),
+        }
+    }
+
+    /// An annotation element's value; a class literal `X.class` keeps its type's name, as the
+    /// field `class` of the type name `X` (`@FeignClient(configuration = X.class)` names a class).
+    fn annotation_value(&mut self, n: Node<'_>) -> Expr {
+        match n.kind() {
+            "class_literal" => {
+                let span = span_of(n);
+                let ty = n
+                    .named_child(0)
+                    .map(|t| (self.text(t).to_string(), span_of(t)))
+                    .unwrap_or_default();
+                Expr::Field(Box::new(Expr::Name(ty.0, ty.1)), "class".into(), span)
+            }
+            "element_value_array_initializer" => {
+                let mut c = n.walk();
+                let items: Vec<Node<'_>> = n
+                    .named_children(&mut c)
+                    .filter(|ch| ch.kind() != "comment")
+                    .collect();
+                Expr::Op(
+                    items
+                        .into_iter()
+                        .map(|ch| self.annotation_value(ch))
+                        .collect(),
+                    span_of(n),
+                )
+            }
+            _ => self.expr(n),
         }
     }
 

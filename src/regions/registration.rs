@@ -1,0 +1,550 @@
+//! HTTP client interceptors, through their registration (SPEC 3.2): an interceptor runs once
+//! for each request it intercepts, so it is a region of its own only where the client it is
+//! registered on re-sends a request by itself. The `[[regions.interceptor]]` rows say which
+//! registrations tie an interceptor to such a client: a call on a client builder
+//! (`addNetworkInterceptor(…)`, a pipeline's policies after its retry policy), or beans of a
+//! declarative client's configuration together with a bean that makes the client re-send.
+//! An interceptor whose registration is not found is not a region.
+
+use super::pipelines::collect_returns;
+use super::{Part, Region};
+use crate::catalogue::{Catalogue, InterceptorRegion};
+use crate::java::ir::*;
+use crate::semantic::walk::{Body, Visitor, walk};
+use crate::semantic::{
+    ClassRef, Defs, Loc, MethodId, Project, TypeRef, collect_defs, method_ref_targets,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How deep an interceptor argument is followed through project methods returning it.
+const MAX_DEPTH: usize = 4;
+
+/// The method names that register an interceptor by a call, for a cheap first test of a body.
+pub fn registers(cat: &Catalogue, name: &str) -> bool {
+    cat.regions.interceptor.iter().any(|r| {
+        r.register.iter().any(|x| x == name)
+            || r.no_resend.as_ref().is_some_and(|n| n.method == name)
+    })
+}
+
+/// The interceptor regions made by the registration calls of method `id`.
+pub fn call_registrations(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<Region> {
+    let mut v = Calls {
+        cat,
+        found: Vec::new(),
+        no_resend: Vec::new(),
+    };
+    walk(project, cat, id, &mut v);
+    let Calls {
+        found, no_resend, ..
+    } = v;
+    found
+        .into_iter()
+        .filter(|(row, at, _)| {
+            // `.retryer(NEVER_RETRY)` on the same builder chain, before or after.
+            !no_resend
+                .iter()
+                .any(|(r, s)| r == row && (contains(*s, *at) || contains(*at, *s)))
+        })
+        .map(|(_, _, r)| r)
+        .collect()
+}
+
+fn contains(outer: Span, inner: Span) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+/// Registration calls seen in one body: (row id, the call's span, its region), and the calls
+/// that configure a builder never to re-send: (row id, span).
+struct Calls<'c> {
+    cat: &'c Catalogue,
+    found: Vec<(String, Span, Region)>,
+    no_resend: Vec<(String, Span)>,
+}
+
+impl<'p> Visitor<'p> for Calls<'_> {
+    fn call(&mut self, body: &Body<'p>, c: &'p Call, _recv_is_type: bool) {
+        for row in &self.cat.regions.interceptor {
+            if let Some(n) = &row.no_resend
+                && n.method == c.name
+                && c.args.iter().any(|a| names_any(a, &n.values))
+            {
+                self.no_resend.push((row.id.clone(), c.span));
+            }
+            if !row.register.contains(&c.name) || !receiver_matches(body, row, c) {
+                continue;
+            }
+            let parts = registered_parts(body, row, c);
+            if parts.is_empty() {
+                continue;
+            }
+            let owner = owner_of(body.project, &parts);
+            self.found.push((
+                row.id.clone(),
+                c.span,
+                Region {
+                    label: row.label.clone(),
+                    owner,
+                    loc: Loc {
+                        file: body.id.0,
+                        span: c.name_span,
+                    },
+                    scheduler: false,
+                    parts,
+                    row: row.id.clone(),
+                    dead: None,
+                    report_dead: false,
+                },
+            ));
+        }
+    }
+}
+
+/// Is the call's receiver one of the row's client builders?
+fn receiver_matches(body: &Body<'_>, row: &InterceptorRegion, c: &Call) -> bool {
+    if row.receiver_types.iter().any(|t| t == "*") {
+        return true;
+    }
+    let Some(r) = &c.recv else { return false };
+    body.with_typer(|typer| {
+        let t = if typer.is_type_name(r) {
+            r.dotted().map(|d| typer.resolve(&d))
+        } else {
+            typer.type_of(r)
+        };
+        t.is_some_and(|t| {
+            row.receiver_types
+                .iter()
+                .any(|x| body.project.type_is(&t, x))
+        })
+    })
+}
+
+/// The interceptor code a registration call ties to its client: its interceptor argument, or
+/// with a list of policies, those after the retry policy.
+fn registered_parts(body: &Body<'_>, row: &InterceptorRegion, c: &Call) -> Vec<Part> {
+    let args: Vec<&Expr> = match row.arg {
+        Some(i) => c.args.get(i).into_iter().collect(),
+        None if row.after_arg_types.is_empty() => c.args.iter().collect(),
+        None => {
+            let is_retry = |a: &Expr| {
+                body.with_typer(|t| t.type_of(a)).is_some_and(|t| {
+                    row.after_arg_types
+                        .iter()
+                        .any(|x| body.project.type_is(&t, x))
+                })
+            };
+            match c.args.iter().position(is_retry) {
+                Some(p) => c.args[p + 1..].iter().collect(),
+                None => Vec::new(),
+            }
+        }
+    };
+    let any_receiver = row.receiver_types.iter().any(|t| t == "*");
+    let mut parts = Vec::new();
+    for a in args {
+        // On any receiver, only an argument known to be an interceptor of the row counts.
+        if any_receiver && !typed_as_row(body, row, a) {
+            continue;
+        }
+        let r = Resolver {
+            project: body.project,
+            row,
+        };
+        r.parts(body.id, &body.defs, a, 0, &mut parts);
+    }
+    parts.sort();
+    parts.dedup();
+    parts
+}
+
+/// Is `a` an interceptor of the row by its type (a lambda: by the file's imports)?
+fn typed_as_row(body: &Body<'_>, row: &InterceptorRegion, a: &Expr) -> bool {
+    let project = body.project;
+    if let Expr::Lambda(_) = a.peel() {
+        let facts = &project.files[body.id.0 as usize].facts;
+        return facts.imports.iter().any(|i| {
+            row.types.iter().any(|t| {
+                i.path == *t || (i.wildcard && t.rsplit_once('.').is_some_and(|(p, _)| p == i.path))
+            })
+        });
+    }
+    match body.with_typer(|t| t.type_of(a)) {
+        Some(TypeRef::Project(k)) => implements(project, row, k),
+        Some(t) => row.types.iter().any(|x| project.type_is(&t, x)),
+        None => false,
+    }
+}
+
+/// Does project class `k` implement one of the row's interceptor types (itself or through a
+/// project supertype)?
+fn implements(project: &Project, row: &InterceptorRegion, k: ClassRef) -> bool {
+    std::iter::once(k)
+        .chain(project.supertypes_of(k).iter().copied())
+        .any(|c| {
+            project.class(c).supertypes.iter().any(|s| {
+                let t = project.resolve_type(c.0, Some(c.1 as usize), s);
+                row.types.iter().any(|x| project.type_is(&t, x))
+            })
+        })
+}
+
+/// Follows an interceptor expression to its code.
+struct Resolver<'p> {
+    project: &'p Project,
+    row: &'p InterceptorRegion,
+}
+
+impl Resolver<'_> {
+    /// The code of the interceptor `e` (in method `id`, with its locals `defs`).
+    fn parts(&self, id: MethodId, defs: &Defs<'_>, e: &Expr, depth: usize, out: &mut Vec<Part>) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let project = self.project;
+        let class = project.class_of(id);
+        let resolve = |ty: &str| project.resolve_type(id.0, Some(class.1 as usize), ty);
+        match e.peel() {
+            Expr::Lambda(l) => out.push(Part::Scopes(id, vec![l.scope])),
+            Expr::Cast(_, inner, _) => self.parts(id, defs, inner, depth, out),
+            Expr::Ternary(_, a, b, _) => {
+                self.parts(id, defs, a, depth, out);
+                self.parts(id, defs, b, depth, out);
+            }
+            Expr::New(n) if !n.anon.is_empty() => {
+                let scopes: Vec<ScopeId> = n
+                    .anon
+                    .iter()
+                    .filter(|a| self.row.methods.contains(&a.name))
+                    .map(|a| a.scope)
+                    .collect();
+                if !scopes.is_empty() && !self.anon_runs_once(n) {
+                    out.push(Part::Scopes(id, scopes));
+                }
+            }
+            Expr::New(n) => {
+                if let TypeRef::Project(k) = resolve(&n.ty) {
+                    self.class_parts(k, out);
+                }
+            }
+            Expr::MethodRef(r) => {
+                let targets = method_ref_targets(
+                    project,
+                    class,
+                    r,
+                    |_| None,
+                    |x| matches!(x, Expr::Name(n, _) if !defs.contains_key(n)),
+                );
+                out.extend(targets.into_iter().map(Part::Whole));
+            }
+            Expr::Name(n, _) => {
+                if let Some((ty, init)) = defs.get(n) {
+                    if !matches!(init.peel(), Expr::Name(..)) {
+                        self.parts(id, defs, init, depth + 1, out);
+                    } else if let TypeRef::Project(k) = resolve(ty) {
+                        self.class_parts(k, out);
+                    }
+                } else if let Some(p) = project.method(id).params.iter().find(|p| &p.name == n) {
+                    if let TypeRef::Project(k) = resolve(&p.ty) {
+                        self.class_parts(k, out);
+                    }
+                } else {
+                    self.field_parts(class, n, depth, out);
+                }
+            }
+            Expr::Field(recv, n, _) if matches!(recv.peel(), Expr::This(_)) => {
+                self.field_parts(class, n, depth, out);
+            }
+            Expr::Call(c) if c.recv.is_none() || matches!(c.recv, Some(Expr::This(_))) => {
+                for m in project.methods_in_hierarchy(class, &c.name, c.args.len()) {
+                    self.returned_parts(m, depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A field holding an interceptor: its initializer, or its declared project type.
+    fn field_parts(&self, class: ClassRef, name: &str, depth: usize, out: &mut Vec<Part>) {
+        let project = self.project;
+        let Some((owner, f)) = project.field(class, name) else {
+            return;
+        };
+        match (&f.init, project.class(owner).initializer) {
+            (Some(init), Some(ini)) => {
+                let id = (owner.0, ini as u32);
+                let defs = Defs::new();
+                self.parts(id, &defs, init, depth + 1, out);
+            }
+            _ => {
+                if let TypeRef::Project(k) =
+                    project.resolve_type(owner.0, Some(owner.1 as usize), &f.ty)
+                {
+                    self.class_parts(k, out);
+                }
+            }
+        }
+    }
+
+    /// What a project method returns: lambdas, anonymous classes, `new X()`, or its declared
+    /// interceptor class.
+    fn returned_parts(&self, m: MethodId, depth: usize, out: &mut Vec<Part>) {
+        let mm = self.project.method(m);
+        let Some(body) = &mm.body else { return };
+        let mut rets = Vec::new();
+        collect_returns(body, &mut rets);
+        let mut defs = Defs::new();
+        collect_defs(body, &mut defs);
+        for e in rets {
+            self.parts(m, &defs, e, depth, out);
+        }
+    }
+
+    /// The methods of project class `k` that run for every request, when `k` implements one of
+    /// the row's types (and does not declare a position that runs once).
+    fn class_parts(&self, k: ClassRef, out: &mut Vec<Part>) {
+        let project = self.project;
+        let hierarchy: Vec<ClassRef> = std::iter::once(k)
+            .chain(project.supertypes_of(k).iter().copied())
+            .collect();
+        if !implements(project, self.row, k) || self.class_runs_once(&hierarchy) {
+            return;
+        }
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        for c in hierarchy {
+            for m in project.methods_of(c) {
+                let mm = project.method(*m);
+                if mm.body.is_some()
+                    && !mm.is_ctor
+                    && self.row.methods.contains(&mm.name)
+                    && seen.insert(format!("{}/{}", mm.name, mm.params.len()))
+                {
+                    out.push(Part::Whole(*m));
+                }
+            }
+        }
+    }
+
+    /// Does the class declare (override) the row's position method to return a once-per-call
+    /// value?
+    fn class_runs_once(&self, hierarchy: &[ClassRef]) -> bool {
+        let Some(pos) = &self.row.position else {
+            return false;
+        };
+        hierarchy.iter().any(|c| {
+            self.project.methods_of(*c).iter().any(|m| {
+                let mm = self.project.method(*m);
+                mm.name == pos.method
+                    && mm.body.as_ref().is_some_and(|b| {
+                        let mut rets = Vec::new();
+                        collect_returns(b, &mut rets);
+                        rets.iter().any(|e| names_any(e, &pos.once))
+                    })
+            })
+        })
+    }
+
+    fn anon_runs_once(&self, n: &New) -> bool {
+        let Some(pos) = &self.row.position else {
+            return false;
+        };
+        n.anon.iter().any(|a| {
+            a.name == pos.method && {
+                let mut rets = Vec::new();
+                collect_returns(&a.body, &mut rets);
+                rets.iter().any(|e| names_any(e, &pos.once))
+            }
+        })
+    }
+}
+
+/// Does the expression name one of `values` (`Retryer.NEVER_RETRY`, `PER_CALL`)?
+fn names_any(e: &Expr, values: &[String]) -> bool {
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        match x {
+            Expr::Name(n, _) | Expr::Field(_, n, _) if values.contains(n) => return true,
+            Expr::Field(r, _, _) => stack.push(r),
+            Expr::Cast(_, i, _) | Expr::Not(i, _) => stack.push(i),
+            Expr::Ternary(a, b, c, _) => stack.extend([&**a, &**b, &**c]),
+            Expr::Op(v, _) => stack.extend(v.iter()),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// A name for the interceptor's code in messages: its method, or the method holding the lambda.
+fn owner_of(project: &Project, parts: &[Part]) -> String {
+    match parts.first() {
+        Some(Part::Whole(m) | Part::Scopes(m, _)) => project.method(*m).name.clone(),
+        None => String::new(),
+    }
+}
+
+/// Interceptor beans of declarative clients that re-send: an interceptor bean in a client's own
+/// configuration class applies to that client; one elsewhere to every client of the
+/// application (the build modules that see it). A client re-sends when a re-sending bean (a
+/// `Retryer` that is not `NEVER_RETRY`) is in its configuration, or, when its configuration
+/// declares none, in an application-wide configuration.
+pub fn bean_registrations(
+    project: &Project,
+    cat: &Catalogue,
+    wanted: &dyn Fn(&MethodId) -> bool,
+) -> Vec<Region> {
+    let mut out = Vec::new();
+    for row in &cat.regions.interceptor {
+        let Some(beans) = &row.beans else { continue };
+        let r = Resolver { project, row };
+        let annotated = |c: ClassRef, anns: &[Annotation], wanted_types: &[String]| {
+            anns.iter().any(|a| {
+                let t = project.resolve_type(c.0, Some(c.1 as usize), &a.name);
+                wanted_types.iter().any(|x| project.type_is(&t, x))
+            })
+        };
+        // Interceptor beans (and components) and re-sending beans, per declaring class.
+        let mut interceptors: BTreeMap<ClassRef, Vec<Part>> = BTreeMap::new();
+        // Some(loc): a re-sending bean; None: a bean that never re-sends.
+        let mut resenders: BTreeMap<ClassRef, Option<Loc>> = BTreeMap::new();
+        let mut clients: Vec<(ClassRef, Vec<ClassRef>)> = Vec::new();
+        for fi in 0..project.files.len() {
+            for ci in 0..project.files[fi].facts.classes.len() {
+                let c = (fi as u32, ci as u32);
+                let class = project.class(c);
+                if let Some(a) = class
+                    .annotations
+                    .iter()
+                    .find(|a| annotated(c, std::slice::from_ref(a), &beans.client_annotations))
+                {
+                    clients.push((c, configuration_classes(project, c, a, beans)));
+                }
+                if annotated(c, &class.annotations, &beans.component_annotations) {
+                    let mut parts = Vec::new();
+                    r.class_parts(c, &mut parts);
+                    interceptors.entry(c).or_default().extend(parts);
+                }
+                for m in project.methods_of(c) {
+                    let mm = project.method(*m);
+                    if mm.ret.is_empty() || !annotated(c, &mm.annotations, &beans.bean_annotations)
+                    {
+                        continue;
+                    }
+                    let ret = project.resolve_type(c.0, Some(c.1 as usize), &mm.ret);
+                    if beans.resend_types.iter().any(|x| project.type_is(&ret, x)) {
+                        let never = mm.body.as_ref().is_some_and(|b| {
+                            let mut rets = Vec::new();
+                            collect_returns(b, &mut rets);
+                            let values = row.no_resend.as_ref().map(|n| &n.values[..]);
+                            !rets.is_empty()
+                                && rets.iter().all(|e| names_any(e, values.unwrap_or(&[])))
+                        });
+                        let loc = Loc {
+                            file: m.0,
+                            span: mm.name_span,
+                        };
+                        let slot = resenders.entry(c).or_insert(None);
+                        if !never {
+                            *slot = Some(loc);
+                        }
+                    } else if wanted(m) {
+                        let mut parts = Vec::new();
+                        r.returned_parts(*m, 0, &mut parts);
+                        if let TypeRef::Project(k) = ret {
+                            r.class_parts(k, &mut parts);
+                        }
+                        if !parts.is_empty() {
+                            interceptors.entry(c).or_default().extend(parts);
+                        }
+                    }
+                }
+            }
+        }
+        if interceptors.is_empty() {
+            continue;
+        }
+        if let Some(d) = project.deps() {
+            // A client or a re-sending bean in a file not parsed yet would change the answer.
+            for t in beans.client_annotations.iter().chain(&beans.resend_types) {
+                d.note_name(t.rsplit('.').next().unwrap_or(t));
+            }
+        }
+        let per_client: BTreeSet<ClassRef> = clients
+            .iter()
+            .flat_map(|(_, cfg)| cfg.iter().copied())
+            .collect();
+        // The bean that makes a client re-send, if any.
+        let resends = |client: ClassRef, cfg: &[ClassRef]| -> Option<Loc> {
+            let own: Vec<&Option<Loc>> = cfg.iter().filter_map(|k| resenders.get(k)).collect();
+            if !own.is_empty() {
+                return own.into_iter().flatten().next().cloned();
+            }
+            resenders
+                .iter()
+                .filter(|(k, _)| !per_client.contains(k) && project.modules().sees(client.0, k.0))
+                .find_map(|(_, l)| l.clone())
+        };
+        for (decl, parts) in interceptors {
+            let mut parts = parts;
+            parts.sort();
+            parts.dedup();
+            let applies = |client: ClassRef, cfg: &[ClassRef]| {
+                if per_client.contains(&decl) {
+                    cfg.contains(&decl)
+                } else {
+                    project.modules().sees(client.0, decl.0)
+                }
+            };
+            let mut locs: Vec<Loc> = clients
+                .iter()
+                .filter(|(k, cfg)| applies(*k, cfg))
+                .filter_map(|(k, cfg)| resends(*k, cfg))
+                .collect();
+            locs.sort();
+            locs.dedup();
+            for loc in locs {
+                out.push(Region {
+                    label: row.label.clone(),
+                    owner: owner_of(project, &parts),
+                    loc,
+                    scheduler: false,
+                    parts: parts.clone(),
+                    row: row.id.clone(),
+                    dead: None,
+                    report_dead: false,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The classes named by a client annotation's configuration attribute (`X.class`, `{X.class, …}`).
+fn configuration_classes(
+    project: &Project,
+    client: ClassRef,
+    a: &Annotation,
+    beans: &crate::catalogue::BeanClients,
+) -> Vec<ClassRef> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&Expr> = a
+        .args
+        .iter()
+        .filter(|(k, _)| k.as_deref() == Some(beans.configuration_attribute.as_str()))
+        .map(|(_, e)| e)
+        .collect();
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Op(v, _) => stack.extend(v.iter()),
+            Expr::Field(ty, f, _) if f == "class" => {
+                if let Some(d) = ty.dotted()
+                    && let TypeRef::Project(k) =
+                        project.resolve_type(client.0, Some(client.1 as usize), &d)
+                {
+                    out.push(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
