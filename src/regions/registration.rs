@@ -464,8 +464,10 @@ pub fn bean_registrations(
         }
         if let Some(d) = project.deps() {
             // A client or a re-sending bean in a file not parsed yet would change the answer.
+            // By the outermost class's name (`Retryer` for `feign.Retryer.Default`).
             for t in beans.client_annotations.iter().chain(&beans.resend_types) {
-                d.note_name(t.rsplit('.').next().unwrap_or(t));
+                let outer = t.split('.').find(|s| s.starts_with(char::is_uppercase));
+                d.note_name(outer.unwrap_or(t));
             }
         }
         let per_client: BTreeSet<ClassRef> = clients
