@@ -7,11 +7,13 @@ use crate::java::ir::Annotation;
 use crate::semantic::{Loc, MethodId, Project};
 
 /// Regions made by annotations on methods and classes.
-/// Only methods for which `wanted` holds are looked at.
+/// Only methods for which `wanted` holds are looked at; `callers_known` holds for those whose
+/// every caller in the scan was parsed (a self-invoked method is dead only then).
 pub fn annotation_regions(
     project: &Project,
     cat: &Catalogue,
     wanted: &dyn Fn(&MethodId) -> bool,
+    callers_known: &dyn Fn(&MethodId) -> bool,
 ) -> Vec<Region> {
     let mut out = Vec::new();
     let enablers = Enablers::of(project, cat);
@@ -76,7 +78,7 @@ pub fn annotation_regions(
                 scheduler: r.scheduler,
                 parts: vec![Part::Whole(id)],
                 row: r.id.clone(),
-                dead: dead_reason(project, cat, &enablers, r, id),
+                dead: dead_reason(project, cat, &enablers, r, id, callers_known(&id)),
                 report_dead: r.report_dead,
             });
         }
