@@ -157,12 +157,24 @@ pub struct AnnotationRegion {
     /// An annotation of this row that can never fire is reported (RL006).
     #[serde(default)]
     pub report_dead: bool,
+    /// The annotation counts only when this attribute names a bean (a method of that name, such
+    /// as a `@Bean` method) of one of these types: `@ServiceActivator(adviceChain = "retryAdvice")`
+    /// with a `RequestHandlerRetryAdvice`.
+    #[serde(default)]
+    pub when_bean_attribute: Option<BeanAttribute>,
     /// Its place among the `[[regions.aspect]]` rows (Spring's order) …
     #[serde(default)]
     pub aspect_order: Option<i64>,
     /// … and the application setting that changes it.
     #[serde(default)]
     pub aspect_property: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BeanAttribute {
+    pub name: String,
+    pub types: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
