@@ -102,6 +102,9 @@ macro_rules! each_table {
         $apply!(regions, implementation, "region");
         $apply!(regions, interceptor, "region");
         $apply!(regions, aspect, "region");
+        $apply!(regions, recursion, "region");
+        $apply!(regions, step, "region");
+        $apply!(regions, function_bean, "region");
         $apply!(sources, source, "source");
         $apply!(sources, counter, "source");
         $apply!(sources, parameter, "source");

@@ -116,6 +116,17 @@ impl Model for Catalogue {
         self.sources.counter_methods.iter().any(|m| m == method)
     }
 
+    fn recursion_row(&self) -> Option<&str> {
+        self.regions.recursion.first().map(|r| r.id.as_str())
+    }
+
+    fn is_failure_handler(&self, method: &str) -> bool {
+        self.regions
+            .recursion
+            .iter()
+            .any(|r| r.failure_handlers.iter().any(|h| h == method))
+    }
+
     fn coarse_step(&self, call: &dyn Site) -> Option<&[SourceKind]> {
         let co = &self.sources.coarse;
         let name = call.name();

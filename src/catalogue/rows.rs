@@ -85,6 +85,18 @@ row!(InterceptorRegion, |r| {
         few(&r.types)
     )
 });
+row!(RecursionRegion, |r| format!(
+    "{}: a method calling itself from a catch or from {}",
+    r.label,
+    few(&r.failure_handlers)
+));
+row!(StepRegion, |r| format!("{}: {}", r.label, few(&r.methods)));
+row!(FunctionBeanRegion, |r| format!(
+    "{}: @{} methods returning {}",
+    r.label,
+    few(&r.annotations),
+    few(&r.types)
+));
 row!(SourceRow, |r| {
     let mut methods: Vec<String> = r
         .static_methods

@@ -29,6 +29,69 @@ pub struct Regions {
     pub implementation: Vec<ImplementationRegion>,
     pub interceptor: Vec<InterceptorRegion>,
     pub aspect: Vec<AspectRow>,
+    pub recursion: Vec<RecursionRegion>,
+    pub step: Vec<StepRegion>,
+    pub function_bean: Vec<FunctionBeanRegion>,
+}
+
+/// Functions declared as beans that a framework binds to a message destination and calls for
+/// every message, again when the call fails (Spring Cloud Stream's functional consumers): a
+/// method carrying one of `annotations` and returning one of `types`, in an application that
+/// sets something under `setting_prefix`. The lambda it returns is the region.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionBeanRegion {
+    pub id: String,
+    pub label: String,
+    pub annotations: Vec<String>,
+    pub types: Vec<String>,
+    pub setting_prefix: String,
+    /// The settings that give the number of attempts for the function named `{name}`, most
+    /// specific first; `1` turns the retry off (the region is dead, not reported).
+    #[serde(default)]
+    pub attempts_settings: Vec<String>,
+}
+
+/// Steps of an integration flow that the framework runs again when they fail: only the failing
+/// step re-runs, not the flow from its start (Camel redelivers at the point of failure; a
+/// Spring Integration advice wraps one handler). A call named one of `methods` adds a step; its
+/// code is the first argument that is a lambda, an anonymous class, a method reference, or an
+/// object of a project class (its `callback_methods`, or the method a following string argument
+/// names: `.bean(service, "charge")`, `.handle(service, "charge")`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepRegion {
+    pub id: String,
+    pub label: String,
+    pub methods: Vec<String>,
+    #[serde(default)]
+    pub callback_methods: Vec<String>,
+    /// The step counts only in a class extending one of these (`RouteBuilder`) …
+    #[serde(default)]
+    pub builder_supertypes: Vec<String>,
+    /// … whose code calls one of these with an argument other than `0`
+    /// (`onException(…).maximumRedeliveries(3)`): redelivery is off by default.
+    #[serde(default)]
+    pub enabled_by_calls: Vec<String>,
+    /// Or: the step counts only when another argument of its call passes a value of one of
+    /// `advice_types` to a call named `advice_method` (`e -> e.advice(retryAdvice())`).
+    #[serde(default)]
+    pub advice_method: Option<String>,
+    #[serde(default)]
+    pub advice_types: Vec<String>,
+}
+
+/// Recursive retries: a method that calls itself again from its failure path — a `catch`
+/// block, or a function handed to one of `failure_handlers` (operators that run it only when
+/// the work before them failed) — re-executes its body; a parameter the recursive call moves
+/// by a step (`attempt(n + 1)`) is its attempt counter.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecursionRegion {
+    pub id: String,
+    #[serde(default)]
+    pub failure_handlers: Vec<String>,
+    pub label: String,
 }
 
 /// An aspect that wraps a method next to its retry annotation (Resilience4j's circuit breaker,
@@ -166,12 +229,24 @@ pub struct AnnotationRegion {
     /// An annotation of this row that can never fire is reported (RL006).
     #[serde(default)]
     pub report_dead: bool,
+    /// The annotation counts only when this attribute names a bean (a method of that name, such
+    /// as a `@Bean` method) of one of these types: `@ServiceActivator(adviceChain = "retryAdvice")`
+    /// with a `RequestHandlerRetryAdvice`.
+    #[serde(default)]
+    pub when_bean_attribute: Option<BeanAttribute>,
     /// Its place among the `[[regions.aspect]]` rows (Spring's order) …
     #[serde(default)]
     pub aspect_order: Option<i64>,
     /// … and the application setting that changes it.
     #[serde(default)]
     pub aspect_property: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BeanAttribute {
+    pub name: String,
+    pub types: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -45,8 +45,17 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         guarded: false,
         keep_cond: false,
     };
+    // A method that retries itself: the parameter its recursive call steps is its counter.
+    let recursion = model.recursion_row().and_then(|row| {
+        crate::semantic::recursion::retries_itself(method, &|op| model.is_failure_handler(op))
+            .map(|r| (row.to_string(), r.counters))
+    });
     for (i, p) in method.params.iter().enumerate() {
-        let origin = match cx.parameter_source(p) {
+        let counter = recursion
+            .as_ref()
+            .filter(|(_, counters)| counters.contains(&i))
+            .map(|(row, _)| (SourceKind::Attempt, row.clone()));
+        let origin = match counter.or_else(|| cx.parameter_source(p)) {
             Some((kind, row)) => {
                 let label = format!("parameter `{}`", p.name);
                 cx.fresh(kind, &row, p.span, 0, label, None)

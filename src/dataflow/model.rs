@@ -137,6 +137,11 @@ pub trait Model: Factories + Sync {
     fn parameter_source(&self, annotations: &[AnnotationUse<'_>]) -> Option<SourceMatch<'_>>;
     /// A method that increments a counter object and returns the new count.
     fn is_counter_increment(&self, method: &str) -> bool;
+    /// Recursive retries: the row that makes a method calling itself from its failure path a
+    /// retry (its stepped parameters are attempt counters), and whether an operator's function
+    /// arguments run only on failure.
+    fn recursion_row(&self) -> Option<&str>;
+    fn is_failure_handler(&self, method: &str) -> bool;
 
     // Flow steps (library factories are in [`Factories`]).
     /// A library call whose result keeps its operands' values except the per-attempt kinds

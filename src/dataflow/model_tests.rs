@@ -34,6 +34,12 @@ impl Model for TinyModel {
     fn is_counter_increment(&self, _: &str) -> bool {
         false
     }
+    fn recursion_row(&self) -> Option<&str> {
+        None
+    }
+    fn is_failure_handler(&self, _: &str) -> bool {
+        false
+    }
     fn coarse_step(&self, _: &dyn Site) -> Option<&[SourceKind]> {
         None
     }

@@ -146,12 +146,13 @@ fn regions_of(
             || names_reported(&project.class(project.class_of(*m)).annotations)
     };
     let mut all_regions: Vec<Region> =
-        regions::annotation_regions(project, cat, &|m| wanted(m) || maybe_dead(m))
+        regions::annotation_regions(project, cat, &|m| wanted(m) || maybe_dead(m), wanted)
             .into_iter()
             .filter(|r| r.report_dead && r.dead.is_some() || region_methods(r).any(|m| wanted(&m)))
             .collect();
     all_regions.extend(regions::implementation_regions(project, cat, wanted));
     all_regions.extend(regions::bean_registrations(project, cat, wanted));
+    all_regions.extend(regions::function_bean_regions(project, cat, wanted));
     let candidates: Vec<MethodId> = project
         .all_methods()
         .filter(|m| wanted(m) && regions::may_hold_region(project.method(*m), cat))

@@ -7,11 +7,13 @@ use crate::java::ir::Annotation;
 use crate::semantic::{Loc, MethodId, Project};
 
 /// Regions made by annotations on methods and classes.
-/// Only methods for which `wanted` holds are looked at.
+/// Only methods for which `wanted` holds are looked at; `callers_known` holds for those whose
+/// every caller in the scan was parsed (a self-invoked method is dead only then).
 pub fn annotation_regions(
     project: &Project,
     cat: &Catalogue,
     wanted: &dyn Fn(&MethodId) -> bool,
+    callers_known: &dyn Fn(&MethodId) -> bool,
 ) -> Vec<Region> {
     let mut out = Vec::new();
     let enablers = Enablers::of(project, cat);
@@ -68,6 +70,23 @@ pub fn annotation_regions(
                 }
             }
         }
+        // A row that needs a bean named by an attribute (`adviceChain = "retryAdvice"`).
+        if let Some((r, _)) = hit
+            && let Some(b) = &r.when_bean_attribute
+        {
+            let names_bean = m.annotations.iter().any(|a| {
+                let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
+                r.annotations.iter().any(|x| project.type_is(&t, x))
+                    && a.args
+                        .iter()
+                        .filter(|(k, _)| k.as_deref() == Some(b.name.as_str()))
+                        .flat_map(|(_, v)| bean_names(v))
+                        .any(|n| is_bean_of(project, &n, &b.types))
+            });
+            if !names_bean {
+                hit = None;
+            }
+        }
         if let Some((r, span)) = hit {
             out.push(Region {
                 label: r.label.clone(),
@@ -76,10 +95,32 @@ pub fn annotation_regions(
                 scheduler: r.scheduler,
                 parts: vec![Part::Whole(id)],
                 row: r.id.clone(),
-                dead: dead_reason(project, cat, &enablers, r, id),
+                dead: dead_reason(project, cat, &enablers, r, id, callers_known(&id)),
                 report_dead: r.report_dead,
             });
         }
     }
     out
+}
+
+/// The bean names an annotation attribute gives: a string, or an array of strings.
+fn bean_names(v: &crate::java::ir::Expr) -> Vec<String> {
+    use crate::java::ir::Expr;
+    match v.peel() {
+        Expr::Str(s, _) => vec![s.clone()],
+        Expr::Op(xs, _) => xs.iter().flat_map(bean_names).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Is there a method named `name` (a `@Bean` method: the bean's name) returning one of `types`?
+fn is_bean_of(project: &Project, name: &str, types: &[String]) -> bool {
+    project.all_methods().any(|id| {
+        let m = project.method(id);
+        m.name == name && !m.ret.is_empty() && {
+            let c = project.class_of(id);
+            let t = project.resolve_type(id.0, Some(c.1 as usize), &m.ret);
+            types.iter().any(|x| project.type_is(&t, x))
+        }
+    })
 }

@@ -16,6 +16,7 @@ use crate::semantic::{Defs, Loc, MethodId, Project, method_ref_targets};
 pub fn call_regions(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<Region> {
     let mut v = Regions(Vec::new(), cat);
     walk(project, cat, id, &mut v);
+    v.0.extend(super::recursion::recursion_region(project, cat, id));
     v.0
 }
 
@@ -30,12 +31,14 @@ impl<'p> Visitor<'p> for Regions<'_> {
     fn loop_stmt(&mut self, body: &Body<'p>, s: &'p Stmt) {
         if let Stmt::Loop {
             body: b,
+            cond,
+            update,
             each: None,
             scope,
             span,
             ..
         } = s
-            && is_retry_loop(b)
+            && is_retry_loop(cond.as_ref(), update, b)
         {
             self.0.push(Region {
                 label: "retry loop".into(),
@@ -58,6 +61,9 @@ impl Regions<'_> {
     /// A callback or pipeline region made by this call.
     fn regions_at(&mut self, body: &Body<'_>, c: &Call) {
         let cat = self.1;
+        for row in &cat.regions.step {
+            self.0.extend(super::steps::step_region(body, row, c));
+        }
         for row in &cat.regions.callback {
             if !row.methods.contains(&c.name) || c.args.len() < row.min_args {
                 continue;
@@ -189,7 +195,7 @@ fn receiver_name(e: &Expr) -> String {
 }
 
 /// Lambda/anonymous/method-reference code of a callback argument.
-fn callback_parts(
+pub(super) fn callback_parts(
     project: &Project,
     id: MethodId,
     arg: &Expr,

@@ -22,6 +22,17 @@ pub enum Dead {
         /// `private` or `static`.
         modifier: &'static str,
     },
+    /// A non-public method called only on `this` from inside its class: no call goes through
+    /// the proxy.
+    SelfInvoked {
+        /// How many calls on `this` there are.
+        calls: usize,
+    },
+    /// The application sets the number of attempts to one.
+    SingleAttempt {
+        /// The setting, as written in the catalogue row.
+        setting: String,
+    },
     /// The whole body is one `try` that catches every exception and does not rethrow.
     CatchesAll {
         /// The caught type as written (`Exception`).
@@ -49,6 +60,18 @@ impl Dead {
             Dead::NotProxied { modifier } => format!(
                 "the method is {modifier}, and the proxy that applies the annotation never intercepts a {modifier} method"
             ),
+            Dead::SelfInvoked { calls } => format!(
+                "the method is not public and its only {} on `this` from inside the class, which never {} through the proxy that applies the annotation",
+                if *calls == 1 {
+                    "caller calls it"
+                } else {
+                    "callers call it"
+                },
+                if *calls == 1 { "goes" } else { "go" }
+            ),
+            Dead::SingleAttempt { setting } => {
+                format!("the application sets `{setting}` to 1, so a failure is never retried")
+            }
             Dead::CatchesAll { caught } => format!(
                 "its whole body is a `try` that catches `{caught}` and does not rethrow, so no attempt ever fails"
             ),
@@ -143,13 +166,15 @@ impl Enablers {
     }
 }
 
-/// Can the annotation region of row `r` on method `id` fire? `None` when it can.
+/// Can the annotation region of row `r` on method `id` fire? `None` when it can. `callers_known`:
+/// every file that names the method was parsed, so its callers in the scan are all known.
 pub fn dead_reason(
     project: &Project,
     cat: &Catalogue,
     enablers: &Enablers,
     r: &AnnotationRegion,
     id: MethodId,
+    callers_known: bool,
 ) -> Option<Dead> {
     let m = project.method(id);
     if let Err(enabler) = enablers.enabled(project, r, id.0) {
@@ -164,6 +189,12 @@ pub fn dead_reason(
         if m.modifiers.is_static {
             return Some(Dead::NotProxied { modifier: "static" });
         }
+        if callers_known
+            && !m.modifiers.is_public
+            && let Some(calls) = only_self_invoked(project, id)
+        {
+            return Some(Dead::SelfInvoked { calls });
+        }
     }
     if r.on_failure
         && let Some(caught) = m.body.as_ref().and_then(swallows_every_failure)
@@ -171,6 +202,122 @@ pub fn dead_reason(
         return Some(Dead::CatchesAll { caught });
     }
     aspect_reason(project, cat, r, id)
+}
+
+/// How many calls of a non-public method `id` there are when every one is on `this` (an implicit,
+/// `this.` or `super.` receiver, or `this::m`) from inside its class or a subclass: a call that
+/// does not go through the proxy. `None` when some call may (any other receiver, a method
+/// reference on another object) or when nothing in the scan calls it. A non-public method is
+/// called only from its package or, when protected, from subclasses: those are the classes read.
+fn only_self_invoked(project: &Project, id: MethodId) -> Option<usize> {
+    let m = project.method(id);
+    let class = project.class_of(id);
+    let package = &project.files[id.0 as usize].facts.package;
+    let mut classes: Vec<ClassRef> = Vec::new();
+    let mut stack = vec![class];
+    while let Some(c) = stack.pop() {
+        if !classes.contains(&c) {
+            classes.push(c);
+            stack.extend(project.subtypes_of(c).iter().copied());
+        }
+    }
+    let mut self_calls = 0;
+    for (fi, f) in project.files.iter().enumerate() {
+        let same_package = &f.facts.package == package;
+        for ci in 0..f.facts.classes.len() {
+            let c: ClassRef = (fi as u32, ci as u32);
+            let own = classes.contains(&c);
+            if !same_package && !own {
+                continue;
+            }
+            for caller in project.methods_of(c) {
+                let Some(body) = &project.method(*caller).body else {
+                    continue;
+                };
+                for (on_this, arity) in calls_named(body, &m.name) {
+                    if arity.is_some_and(|a| a != m.params.len()) {
+                        continue;
+                    }
+                    if !(on_this && own) {
+                        return None;
+                    }
+                    self_calls += 1;
+                }
+            }
+        }
+    }
+    (self_calls > 0).then_some(self_calls)
+}
+
+/// The calls and method references named `name` in `body`: whether each is on `this` (or
+/// `super`, or written without a receiver), and its arity (`None` for a method reference).
+fn calls_named(body: &Block, name: &str) -> Vec<(bool, Option<usize>)> {
+    let mut out = Vec::new();
+    let mut stmts: Vec<&Stmt> = body.iter().collect();
+    let mut exprs: Vec<&Expr> = Vec::new();
+    loop {
+        if let Some(s) = stmts.pop() {
+            match s {
+                Stmt::Local { init, .. } => exprs.extend(init.iter()),
+                Stmt::Expr(e) | Stmt::Throw(e) | Stmt::Return(Some(e), _) => exprs.push(e),
+                Stmt::If { cond, .. } => exprs.push(cond),
+                Stmt::Loop {
+                    cond, update, each, ..
+                } => {
+                    exprs.extend(cond.iter());
+                    exprs.extend(update.iter());
+                    exprs.extend(each.iter().map(|(_, _, c)| c));
+                }
+                _ => {}
+            }
+            stmts.extend(s.blocks().into_iter().flatten());
+            continue;
+        }
+        let Some(e) = exprs.pop() else { break };
+        match e {
+            Expr::Call(c) => {
+                if c.name == name {
+                    let on_this = c.on_super
+                        || matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)));
+                    out.push((on_this, Some(c.args.len())));
+                }
+                exprs.extend(c.recv.iter());
+                exprs.extend(c.args.iter());
+            }
+            Expr::MethodRef(r) => {
+                exprs.push(&r.recv);
+                if r.name == name {
+                    out.push((matches!(r.recv.peel(), Expr::This(_)), None));
+                }
+            }
+            Expr::New(n) => {
+                exprs.extend(n.args.iter());
+                for a in &n.anon {
+                    stmts.extend(a.body.iter());
+                }
+            }
+            Expr::Lambda(l) => match &l.body {
+                crate::java::ir::LambdaBody::Expr(x) => exprs.push(x),
+                crate::java::ir::LambdaBody::Block(b) => stmts.extend(b.iter()),
+            },
+            Expr::Field(r, _, _) | Expr::Not(r, _) | Expr::Cast(_, r, _) => exprs.push(r),
+            Expr::Assign(a) => exprs.extend([&a.target, &a.value]),
+            Expr::Ternary(a, b, c, _) => exprs.extend([&**a, &**b, &**c]),
+            Expr::Binary(b) => exprs.extend([&b.left, &b.right]),
+            Expr::Op(xs, _) => exprs.extend(xs.iter()),
+            Expr::Switch(s, arms, _) => {
+                exprs.push(s);
+                stmts.extend(arms.iter().flatten());
+            }
+            Expr::Name(..)
+            | Expr::This(_)
+            | Expr::Str(..)
+            | Expr::Lit(..)
+            | Expr::Null(_)
+            | Expr::Opaque(_) => {}
+        }
+    }
+    out
 }
 
 /// The caught type when `body` is one `try` with a catch of every exception and no `throw` in

@@ -3,14 +3,18 @@
 
 mod annotations;
 mod calls;
+mod function_beans;
 mod implementations;
 pub mod liveness;
 mod pipelines;
 mod registration;
+mod recursion;
 mod retry_loops;
+mod steps;
 
 pub use annotations::annotation_regions;
 pub use calls::call_regions;
+pub use function_beans::function_bean_regions;
 pub use implementations::implementation_regions;
 pub use registration::{bean_registrations, call_registrations};
 pub use retry_loops::{is_retry_loop, may_hold_region};

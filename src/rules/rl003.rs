@@ -5,7 +5,13 @@ declare_rule! {
     /// ## What it does
     /// Finds a retry or attempt counter — `RetryContext.getRetryCount()` from the callback's
     /// context or `RetrySynchronizationManager.getContext()` — that becomes part of an
-    /// idempotency key.
+    /// idempotency key. So does the counter of a hand-written retry — a loop that a `try` ends on
+    /// success (`break`, `return`, or a flag its condition tests) and a `catch` lets go round
+    /// (`do { …; launched = true; } while (!launched && ++n < 5)`), reported where it is
+    /// incremented, or the parameter a method steps when it calls itself again from its failure
+    /// path (`catch (…) { return attempt(n + 1); }`, `.exceptionallyCompose(e -> attempt(n + 1))`),
+    /// reported at the parameter. The index of a loop that is not a retry (iteration over a list,
+    /// a failover loop whose passes each take another target: `urls.get(i)`) is not a counter.
     ///
     /// ## Why is this bad?
     /// The counter is 0 on the first attempt, 1 on the second, and so on: a key that contains it
@@ -29,7 +35,8 @@ declare_rule! {
     /// A region counts only where the framework can run it again (RL006 reports the retry
     /// annotations that cannot): Spring Retry's `@Retryable` in an application with no
     /// `@EnableRetry` while other applications of the repository have one, an annotation on a
-    /// `private` or `static` method, a body that is one `try` catching `Exception` without
+    /// `private` or `static` method or on a non-public one whose only callers call it on `this`
+    /// (no call goes through the proxy), a body that is one `try` catching `Exception` without
     /// rethrowing, a Resilience4j `@Retry` whose inner `@CircuitBreaker` fallback takes every
     /// failure, a `@TimeLimiter` on a synchronous method. Such a region gives no RL003; RL006
     /// names the finding it would have once the retry fires. Code it covers is still checked for

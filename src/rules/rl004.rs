@@ -46,7 +46,8 @@ declare_rule! {
     /// A region counts only where the framework can run it again (RL006 reports the retry
     /// annotations that cannot): Spring Retry's `@Retryable` in an application with no
     /// `@EnableRetry` while other applications of the repository have one, an annotation on a
-    /// `private` or `static` method, a body that is one `try` catching `Exception` without
+    /// `private` or `static` method or on a non-public one whose only callers call it on `this`
+    /// (no call goes through the proxy), a body that is one `try` catching `Exception` without
     /// rethrowing, a Resilience4j `@Retry` whose inner `@CircuitBreaker` fallback takes every
     /// failure, a `@TimeLimiter` on a synchronous method. Such a region gives no RL004; RL006
     /// names the finding it would have once the retry fires. Code it covers is still checked for

@@ -16,6 +16,10 @@ declare_rule! {
     ///   enables the framework (a module nothing in the scan uses is its own application);
     /// - a retry annotation on a `private` or `static` method: the proxy that applies it never
     ///   intercepts such a method;
+    /// - a retry annotation on a protected or package-private method whose only callers are
+    ///   calls on `this` from inside the class (`sendPayout(…)`, `this.sendPayout(…)`): a call on
+    ///   `this` never goes through the proxy. A public method, or one another bean calls, stays
+    ///   retried (a public one may have callers outside the scanned code);
     /// - a retried method whose whole body is one `try` that catches `Exception`,
     ///   `RuntimeException` or `Throwable` and does not rethrow: no attempt ever fails;
     /// - Resilience4j `@Retry` next to a `@CircuitBreaker`, `@RateLimiter`, `@Bulkhead` or
@@ -51,10 +55,20 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// Self-invocation, in the shape the SPEC names (§1):
+    /// ```java
+    /// public Payout payOut(String account, long amount) {
+    ///     return sendPayout(account, amount);          // a call on `this`: no proxy
+    /// }
+    ///
+    /// @Retryable(maxAttempts = 4)                      // RL006: never fires
+    /// Payout sendPayout(String account, long amount) { … }
+    /// ```
+    ///
     /// ## How to fix
     /// Make the retry real, or delete it: enable the framework in the application
     /// (`@EnableRetry` on a `@Configuration` class), make the method public and call it through
-    /// the bean, rethrow from the `catch` (or narrow it), type the fallback to the failures it
+    /// the bean (inject it, or move the retried method to another bean), rethrow from the `catch` (or narrow it), type the fallback to the failures it
     /// should absorb (`CallNotPermittedException`) or move the retry inside the circuit breaker
     /// (`resilience4j.retry.retry-aspect-order` greater than the circuit breaker's), and return
     /// a `CompletableFuture` from a `@TimeLimiter` method. Before the retry fires, fix the

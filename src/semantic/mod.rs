@@ -8,6 +8,7 @@ mod callgraph_tests;
 mod calls;
 pub mod modules;
 mod project;
+pub mod recursion;
 #[cfg(test)]
 mod resolution_tests;
 pub mod typer;

@@ -171,6 +171,16 @@ impl Modules {
             .collect()
     }
 
+    /// Does the application of `file` (its module, or an application module depending on it) set
+    /// any key under `prefix` (`spring.cloud.stream`)?
+    pub fn sets_under(&self, file: u32, prefix: &str) -> bool {
+        let own = self.module_of(file);
+        let prefix = format!("{}.", super::app_settings::normalize_key(prefix));
+        (0..self.settings.len())
+            .filter(|m| *m as u32 == own || self.visible.get(*m).is_some_and(|v| v.contains(&own)))
+            .any(|m| self.settings[m].keys().any(|k| k.starts_with(&prefix)))
+    }
+
     /// Are the files of one build (one repository's modules), or is one of them outside every
     /// build? Only then may a type in an unrelated module stand in for a missing one.
     pub fn same_build(&self, from: u32, to: u32) -> bool {

@@ -1,0 +1,188 @@
+//! Recursive retries (SPEC §3.2): a method that calls itself again from its failure path — a
+//! `catch` block, or a function handed to an operator that runs only on failure
+//! (`exceptionallyCompose(e -> attempt(n + 1))`) — runs its body again for the same operation.
+//! Which operators run on failure is catalogue data; this module only reads the code.
+
+use crate::java::ir::{Expr, LambdaBody, Method, Span, Stmt};
+
+/// How a method retries itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recursion {
+    /// The first call of the method on itself from its failure path.
+    pub call: Span,
+    /// The parameters the recursive calls change by a step (`attempt(n + 1)`, `retry(left - 1)`):
+    /// attempt counters.
+    pub counters: Vec<usize>,
+}
+
+/// Does `m` call itself again from a failure path? `on_failure` says whether an operator's
+/// function arguments run only when the work before it failed.
+pub fn retries_itself(m: &Method, on_failure: &dyn Fn(&str) -> bool) -> Option<Recursion> {
+    if m.is_ctor {
+        return None;
+    }
+    let body = m.body.as_ref()?;
+    let mut stmts: Vec<(&Stmt, bool)> = body.iter().map(|s| (s, false)).collect();
+    let mut exprs: Vec<(&Expr, bool)> = Vec::new();
+    let mut call: Option<Span> = None;
+    let mut counters: Vec<usize> = Vec::new();
+    loop {
+        if let Some((s, f)) = stmts.pop() {
+            match s {
+                Stmt::Local { init, .. } => exprs.extend(init.iter().map(|e| (e, f))),
+                Stmt::Expr(e) | Stmt::Throw(e) | Stmt::Return(Some(e), _) => exprs.push((e, f)),
+                Stmt::If { cond, then, els } => {
+                    exprs.push((cond, f));
+                    stmts.extend(then.iter().map(|s| (s, f)));
+                    if let Some(e) = els {
+                        stmts.extend(e.iter().map(|s| (s, f)));
+                    }
+                }
+                Stmt::Loop {
+                    head,
+                    cond,
+                    update,
+                    body,
+                    each,
+                    ..
+                } => {
+                    stmts.extend(head.iter().map(|s| (s, f)));
+                    exprs.extend(cond.iter().map(|e| (e, f)));
+                    exprs.extend(update.iter().map(|e| (e, f)));
+                    if let Some((_, _, coll)) = each {
+                        exprs.push((coll, f));
+                    }
+                    stmts.extend(body.iter().map(|s| (s, f)));
+                }
+                Stmt::Try {
+                    resources,
+                    body,
+                    catches,
+                    finally,
+                } => {
+                    stmts.extend(resources.iter().map(|s| (s, f)));
+                    stmts.extend(body.iter().map(|s| (s, f)));
+                    for (_, c) in catches {
+                        stmts.extend(c.iter().map(|s| (s, true)));
+                    }
+                    if let Some(b) = finally {
+                        stmts.extend(b.iter().map(|s| (s, f)));
+                    }
+                }
+                Stmt::Block(b) => stmts.extend(b.iter().map(|s| (s, f))),
+                Stmt::Return(None, _) | Stmt::Break | Stmt::Continue | Stmt::Jump => {}
+            }
+            continue;
+        }
+        let Some((e, f)) = exprs.pop() else { break };
+        match e {
+            Expr::Call(c) => {
+                let on_self = matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)));
+                if f && on_self && c.name == m.name && c.args.len() == m.params.len() {
+                    if call.is_none_or(|s| c.span.start < s.start) {
+                        call = Some(c.span);
+                    }
+                    for (i, a) in c.args.iter().enumerate() {
+                        if steps(a, &m.params[i].name) && !counters.contains(&i) {
+                            counters.push(i);
+                        }
+                    }
+                }
+                exprs.extend(c.recv.iter().map(|x| (x, f)));
+                let handler = on_failure(&c.name);
+                exprs.extend(c.args.iter().map(|x| (x, f || handler)));
+            }
+            Expr::New(n) => {
+                exprs.extend(n.args.iter().map(|x| (x, f)));
+                for a in &n.anon {
+                    stmts.extend(a.body.iter().map(|s| (s, f)));
+                }
+            }
+            Expr::Lambda(l) => match &l.body {
+                LambdaBody::Expr(x) => exprs.push((x, f)),
+                LambdaBody::Block(b) => stmts.extend(b.iter().map(|s| (s, f))),
+            },
+            Expr::Field(r, _, _) | Expr::Not(r, _) | Expr::Cast(_, r, _) => exprs.push((r, f)),
+            Expr::MethodRef(r) => exprs.push((&r.recv, f)),
+            Expr::Assign(a) => {
+                exprs.push((&a.target, f));
+                exprs.push((&a.value, f));
+            }
+            Expr::Ternary(a, b, c, _) => {
+                exprs.extend([(&**a, f), (&**b, f), (&**c, f)]);
+            }
+            Expr::Binary(b) => exprs.extend([(&b.left, f), (&b.right, f)]),
+            Expr::Op(xs, _) => exprs.extend(xs.iter().map(|x| (x, f))),
+            Expr::Switch(s, arms, _) => {
+                exprs.push((s, f));
+                for a in arms {
+                    stmts.extend(a.iter().map(|s| (s, f)));
+                }
+            }
+            Expr::Name(..)
+            | Expr::This(_)
+            | Expr::Str(..)
+            | Expr::Lit(..)
+            | Expr::Null(_)
+            | Expr::Opaque(_) => {}
+        }
+    }
+    counters.sort_unstable();
+    call.map(|call| Recursion { call, counters })
+}
+
+/// Is `arg` the parameter `param` moved by a step: `n + 1`, `1 + n`, `left - 1`, `++n`, `n--`?
+fn steps(arg: &Expr, param: &str) -> bool {
+    let is_param = |e: &Expr| matches!(e.peel(), Expr::Name(n, _) if n == param);
+    match arg.peel() {
+        Expr::Binary(b) if b.op == "+" => {
+            is_param(&b.left) && matches!(b.right.peel(), Expr::Lit(..))
+                || is_param(&b.right) && matches!(b.left.peel(), Expr::Lit(..))
+        }
+        Expr::Binary(b) if b.op == "-" => {
+            is_param(&b.left) && matches!(b.right.peel(), Expr::Lit(..))
+        }
+        Expr::Assign(a) if a.op != "=" => is_param(&a.target),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn method(src: &str, name: &str) -> Method {
+        let facts = crate::java::parse(src.as_bytes()).unwrap();
+        facts.methods.into_iter().find(|m| m.name == name).unwrap()
+    }
+
+    #[test]
+    fn a_call_on_itself_from_a_catch_is_a_retry_with_its_stepped_counter() {
+        let m = method(
+            "class A { String attempt(String id, int n) { try { return send(id, n); } catch (RuntimeException e) { if (n >= 3) throw e; return attempt(id, n + 1); } } }",
+            "attempt",
+        );
+        let r = retries_itself(&m, &|_| false).unwrap();
+        assert_eq!(r.counters, vec![1]);
+    }
+
+    #[test]
+    fn a_failure_operator_is_a_failure_path_and_a_success_operator_is_not() {
+        let src = "class A { CompletableFuture<String> attempt(int n) { return send().thenCompose(r -> attempt(n + 1)); } }";
+        let m = method(src, "attempt");
+        assert_eq!(retries_itself(&m, &|op| op == "exceptionallyCompose"), None);
+        let src = "class A { CompletableFuture<String> attempt(int n) { return send().exceptionallyCompose(e -> attempt(n + 1)); } }";
+        let m = method(src, "attempt");
+        let r = retries_itself(&m, &|op| op == "exceptionallyCompose").unwrap();
+        assert_eq!(r.counters, vec![0]);
+    }
+
+    #[test]
+    fn plain_recursion_is_not_a_retry() {
+        let m = method(
+            "class A { int depth(Node n) { return n == null ? 0 : 1 + depth(n.next); } }",
+            "depth",
+        );
+        assert_eq!(retries_itself(&m, &|_| true), None);
+    }
+}
