@@ -237,7 +237,7 @@ impl Model for Catalogue {
         let of_class =
             |classes: &[String], is: &dyn Fn(&str) -> bool| classes.iter().any(|k| is(k));
         let row = self.side_effects.side_effect.iter().find(|row| {
-            match call.form() {
+            let form_ok = match call.form() {
                 Form::Static => {
                     has(&row.static_methods) && of_class(&row.classes, &|k| call.receiver_is(k))
                 }
@@ -250,7 +250,11 @@ impl Model for Catalogue {
                 }
                 Form::Instance => of_class(&row.classes, &|k| call.receiver_is(k)),
                 _ => false,
-            }
+            };
+            form_ok
+                && (row.requests.is_empty()
+                    || (0..call.arg_count())
+                        .any(|i| row.requests.iter().any(|k| call.arg_is(i, k))))
         })?;
         Some(SideEffectMatch {
             label: &row.label,
@@ -273,6 +277,21 @@ impl Model for Catalogue {
         }
         // A JVM-local lock (`ReentrantLock`, `Semaphore`, a rate limiter) guards one replica.
         Some(!locks.local_types.iter().any(|x| call.receiver_is(x)))
+    }
+
+    fn is_claim(&self, call: &dyn Site) -> bool {
+        self.guards
+            .cluster_locks
+            .claims
+            .iter()
+            .any(|(classes, methods)| {
+                has_name(methods, call.name())
+                    && classes.iter().any(|k| match call.form() {
+                        Form::Bare => call.enclosing_is(k),
+                        Form::Instance | Form::InstanceRef => call.receiver_is(k),
+                        _ => false,
+                    })
+            })
     }
 
     fn is_lock_sql(&self, sql: &str) -> bool {

@@ -155,6 +155,9 @@ row!(ClusterLock, |r| {
         ("", &r.methods),
         ("", &r.wrappers),
         ("local ", &r.local_types),
+        ("claims ", &r.claims),
+        ("of ", &r.classes),
+        ("clustered ", &r.settings),
         ("sql ", &r.sql),
     ];
     let mut out: Vec<String> = parts
@@ -173,7 +176,17 @@ row!(SideEffect, |r| {
         .cloned()
         .collect();
     methods.dedup();
-    format!("{}: {} on {}", r.label, few(&methods), few(&r.classes))
+    let requests = if r.requests.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", few(&r.requests))
+    };
+    format!(
+        "{}: {} on {}{requests}",
+        r.label,
+        few(&methods),
+        few(&r.classes)
+    )
 });
 row!(KeyCarrier, |r| format!(
     "key-carrying parameters of type {}",

@@ -1,4 +1,5 @@
-//! Cluster-wide locks: calls and queries that say whether this instance holds one.
+//! Cluster-wide guards: calls and queries that say whether this instance holds a lock, and
+//! claims that take items off a shared queue (each item goes to one consumer).
 
 use super::cx::*;
 use super::site::CallSite;
@@ -7,8 +8,12 @@ use crate::java::ir::*;
 impl Cx<'_> {
     /// Does the call answer whether this instance holds a cluster-wide lock?
     pub(super) fn is_lock_call(&self, c: &Call) -> bool {
-        if let Some(cluster_wide) = self.model.lock_method(&CallSite::call(self, c)) {
+        let site = CallSite::call(self, c);
+        if let Some(cluster_wide) = self.model.lock_method(&site) {
             return cluster_wide;
+        }
+        if self.model.is_claim(&site) {
+            return true;
         }
         c.args.iter().any(|a| {
             let text = match a.peel() {

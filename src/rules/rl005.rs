@@ -84,8 +84,26 @@ fn check(cx: &Context) -> Vec<Finding> {
                 .any(|x| project.type_is(&t, x))
         })
     };
+    // A clustered scheduler (Quartz with `org.quartz.jobStore.isClustered = true`) fires each
+    // trigger on one instance of the cluster.
+    let clustered = |r: &regions::Region| {
+        cat.guards
+            .cluster_locks
+            .clustered
+            .iter()
+            .any(|(rows, settings)| {
+                rows.contains(&r.row)
+                    && settings.iter().any(|k| {
+                        project
+                            .modules()
+                            .setting(r.loc.file, k)
+                            .iter()
+                            .any(|v| v.trim().eq_ignore_ascii_case("true"))
+                    })
+            })
+    };
     let mut out: BTreeMap<(u32, Span), Finding> = BTreeMap::new();
-    for r in cx.regions.iter().filter(|r| r.scheduler) {
+    for r in cx.regions.iter().filter(|r| r.scheduler && !clustered(r)) {
         // Methods run whole by the scheduler, and the effects met on the way.
         let mut reached: Vec<(MethodId, &flow::Effect)> = Vec::new();
         let mut seen = BTreeSet::new();
