@@ -205,6 +205,7 @@ pub struct ClusterLocks {
     pub claims: Vec<(Vec<String>, Vec<String>)>,
     /// Regions a clustered scheduler runs once per cluster: (region row ids, settings).
     pub clustered: Vec<(Vec<String>, Vec<String>)>,
+    pub granted_events: Vec<String>,
     /// Lowercase fragments of SQL text.
     pub sql: Vec<String>,
     pub sql_all: Vec<Vec<String>>,
@@ -455,6 +456,7 @@ impl Catalogue {
             if !l.claims.is_empty() {
                 locks.claims.push((l.classes, l.claims));
             }
+            locks.granted_events.extend(l.granted_events);
             if !l.settings.is_empty() {
                 locks.clustered.push((l.regions, l.settings));
             }

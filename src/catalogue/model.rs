@@ -279,6 +279,10 @@ impl Model for Catalogue {
         Some(!locks.local_types.iter().any(|x| call.receiver_is(x)))
     }
 
+    fn granted_events(&self) -> &[String] {
+        &self.guards.cluster_locks.granted_events
+    }
+
     fn is_claim(&self, call: &dyn Site) -> bool {
         self.guards
             .cluster_locks

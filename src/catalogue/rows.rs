@@ -158,6 +158,7 @@ row!(ClusterLock, |r| {
         ("claims ", &r.claims),
         ("of ", &r.classes),
         ("clustered ", &r.settings),
+        ("granted ", &r.granted_events),
         ("sql ", &r.sql),
     ];
     let mut out: Vec<String> = parts

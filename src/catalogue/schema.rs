@@ -361,6 +361,10 @@ pub struct ClusterLock {
     pub regions: Vec<String>,
     #[serde(default)]
     pub settings: Vec<String>,
+    /// Events published to the instance that won a leader election (`OnGrantedEvent`): a
+    /// field its handler sets to `true` says whether this instance leads.
+    #[serde(default)]
+    pub granted_events: Vec<String>,
     /// Lowercase fragments of SQL text.
     #[serde(default)]
     pub sql: Vec<String>,

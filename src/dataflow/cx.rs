@@ -392,10 +392,12 @@ impl<'p> Cx<'p> {
     }
 
     pub(super) fn read_field(&self, n: &str) -> Taint {
-        match self.env.get(&Place::this(n)) {
+        let mut t = match self.env.get(&Place::this(n)) {
             Some(t) => t.clone(),
             None => [Origin::Field(n.to_string())].into(),
-        }
+        };
+        self.leader_flag_origin(n, &mut t);
+        t
     }
 
     pub(super) fn assign_place(

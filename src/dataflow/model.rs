@@ -175,6 +175,8 @@ pub trait Model: Factories + Sync {
     /// Does the call take items off a shared queue or subscription, each item going to one
     /// consumer (`sqs.receiveMessage(…)`, `queueDAO.pop(…)`, `consumer.poll(…)`)?
     fn is_claim(&self, call: &dyn Site) -> bool;
+    /// Events published to the instance that won a leader election.
+    fn granted_events(&self) -> &[String];
     /// Does SQL text take a cluster-wide lock or claim rows?
     fn is_lock_sql(&self, sql: &str) -> bool;
 }

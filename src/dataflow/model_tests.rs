@@ -83,6 +83,9 @@ impl Model for TinyModel {
     fn is_claim(&self, _: &dyn Site) -> bool {
         false
     }
+    fn granted_events(&self) -> &[String] {
+        &[]
+    }
     fn lock_method(&self, _: &dyn Site) -> Option<bool> {
         None
     }
