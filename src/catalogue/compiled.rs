@@ -205,6 +205,11 @@ pub struct ClusterLocks {
     pub methods: Vec<String>,
     pub wrappers: Vec<String>,
     pub local_types: Vec<String>,
+    /// Calls that claim items from a shared queue: (classes, methods) of one row.
+    pub claims: Vec<(Vec<String>, Vec<String>)>,
+    /// Regions a clustered scheduler runs once per cluster: (region row ids, settings).
+    pub clustered: Vec<(Vec<String>, Vec<String>)>,
+    pub granted_events: Vec<String>,
     /// Lowercase fragments of SQL text.
     pub sql: Vec<String>,
     pub sql_all: Vec<Vec<String>>,
@@ -452,6 +457,13 @@ impl Catalogue {
             locks.methods.extend(l.methods);
             locks.wrappers.extend(l.wrappers);
             locks.local_types.extend(l.local_types);
+            if !l.claims.is_empty() {
+                locks.claims.push((l.classes, l.claims));
+            }
+            locks.granted_events.extend(l.granted_events);
+            if !l.settings.is_empty() {
+                locks.clustered.push((l.regions, l.settings));
+            }
             locks.sql.extend(l.sql);
             locks.sql_all.extend(l.sql_all);
         }

@@ -255,7 +255,7 @@ impl Model for Catalogue {
         let of_class =
             |classes: &[String], is: &dyn Fn(&str) -> bool| classes.iter().any(|k| is(k));
         let row = self.side_effects.side_effect.iter().find(|row| {
-            match call.form() {
+            let form_ok = match call.form() {
                 Form::Static => {
                     has(&row.static_methods) && of_class(&row.classes, &|k| call.receiver_is(k))
                 }
@@ -268,7 +268,11 @@ impl Model for Catalogue {
                 }
                 Form::Instance => of_class(&row.classes, &|k| call.receiver_is(k)),
                 _ => false,
-            }
+            };
+            form_ok
+                && (row.requests.is_empty()
+                    || (0..call.arg_count())
+                        .any(|i| row.requests.iter().any(|k| call.arg_is(i, k))))
         })?;
         Some(SideEffectMatch {
             label: &row.label,
@@ -291,6 +295,25 @@ impl Model for Catalogue {
         }
         // A JVM-local lock (`ReentrantLock`, `Semaphore`, a rate limiter) guards one replica.
         Some(!locks.local_types.iter().any(|x| call.receiver_is(x)))
+    }
+
+    fn granted_events(&self) -> &[String] {
+        &self.guards.cluster_locks.granted_events
+    }
+
+    fn is_claim(&self, call: &dyn Site) -> bool {
+        self.guards
+            .cluster_locks
+            .claims
+            .iter()
+            .any(|(classes, methods)| {
+                has_name(methods, call.name())
+                    && classes.iter().any(|k| match call.form() {
+                        Form::Bare => call.enclosing_is(k),
+                        Form::Instance | Form::InstanceRef => call.receiver_is(k),
+                        _ => false,
+                    })
+            })
     }
 
     fn is_lock_sql(&self, sql: &str) -> bool {

@@ -180,6 +180,10 @@ row!(ClusterLock, |r| {
         ("", &r.methods),
         ("", &r.wrappers),
         ("local ", &r.local_types),
+        ("claims ", &r.claims),
+        ("of ", &r.classes),
+        ("clustered ", &r.settings),
+        ("granted ", &r.granted_events),
         ("sql ", &r.sql),
     ];
     let mut out: Vec<String> = parts
@@ -198,7 +202,17 @@ row!(SideEffect, |r| {
         .cloned()
         .collect();
     methods.dedup();
-    format!("{}: {} on {}", r.label, few(&methods), few(&r.classes))
+    let requests = if r.requests.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", few(&r.requests))
+    };
+    format!(
+        "{}: {} on {}{requests}",
+        r.label,
+        few(&methods),
+        few(&r.classes)
+    )
 });
 row!(KeyCarrier, |r| format!(
     "key-carrying parameters of type {}",

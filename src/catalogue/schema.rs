@@ -504,6 +504,22 @@ pub struct ClusterLock {
     pub wrappers: Vec<String>,
     #[serde(default)]
     pub local_types: Vec<String>,
+    /// With `claims`: the classes whose `claims` methods take items off a shared queue or
+    /// subscription (each item goes to one consumer).
+    #[serde(default)]
+    pub classes: Vec<String>,
+    #[serde(default)]
+    pub claims: Vec<String>,
+    /// With `settings`: region rows (ids) that one instance of a cluster runs when the
+    /// application sets one of `settings` to `true` (Quartz's clustered job store).
+    #[serde(default)]
+    pub regions: Vec<String>,
+    #[serde(default)]
+    pub settings: Vec<String>,
+    /// Events published to the instance that won a leader election (`OnGrantedEvent`): a
+    /// field its handler sets to `true` says whether this instance leads.
+    #[serde(default)]
+    pub granted_events: Vec<String>,
     /// Lowercase fragments of SQL text.
     #[serde(default)]
     pub sql: Vec<String>,
@@ -531,6 +547,10 @@ pub struct SideEffect {
     /// Accessors of a client (`classes`) that return a service whose `instance` methods count.
     #[serde(default)]
     pub services: Vec<String>,
+    /// Request classes: when given, the call counts only with an argument of one of them
+    /// (PayPal's `client.execute(new OrdersCaptureRequest(id))`, not `OrdersGetRequest`).
+    #[serde(default)]
+    pub requests: Vec<String>,
     pub label: String,
 }
 

@@ -8,7 +8,7 @@ use super::site::CallSite;
 use super::*;
 use crate::java::ir::*;
 use crate::semantic::{Loc, MethodId, TypeRef};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 impl Cx<'_> {
     pub(super) fn eval_call(&mut self, c: &Call) -> Taint {
@@ -42,10 +42,20 @@ impl Cx<'_> {
         });
         let mut args = Vec::with_capacity(c.args.len());
         let outer_guard = self.guarded;
-        if self.model.is_lock_wrapper(&c.name) {
+        // A callback over what this instance claimed (`claimed.forEach(…)`,
+        // `queue.observe().subscribe(msg -> …)`) runs only for its own items.
+        if self.model.is_lock_wrapper(&c.name) || recv_t.contains(&Origin::Lock) {
             self.guarded = true;
         }
+        self.note_param_run(c);
+        let guarded_params = self.guarded_params_of(c);
         for (i, a) in c.args.iter().enumerate() {
+            let arg_guard = self.guarded;
+            if guarded_params.contains(&(i as u16))
+                && matches!(a.peel(), Expr::Lambda(_) | Expr::MethodRef(_))
+            {
+                self.guarded = true;
+            }
             if once_arg == Some(i) {
                 self.suppress += 1;
                 self.eval(a);
@@ -63,9 +73,57 @@ impl Cx<'_> {
             } else {
                 args.push(self.eval(a));
             }
+            self.guarded = arg_guard;
         }
         self.guarded = outer_guard;
         (recv_is_type, recv_t, args)
+    }
+
+    /// A call on a parameter of this method (`handler.accept(ids)`): the parameter is run as a
+    /// function, under a cluster-wide guard or not.
+    fn note_param_run(&mut self, c: &Call) {
+        let Some(Expr::Name(n, _)) = c.recv.as_ref().map(|r| r.peel()) else {
+            return;
+        };
+        let Some(i) = self.method.params.iter().position(|p| &p.name == n) else {
+            return;
+        };
+        let i = i as u16;
+        if !self
+            .env
+            .get(&Place::local(n))
+            .is_some_and(|t| t.contains(&Origin::Param(i)))
+        {
+            return;
+        }
+        let guarded = self.guarded;
+        self.param_runs
+            .entry(i)
+            .and_modify(|g| *g &= guarded)
+            .or_insert(guarded);
+    }
+
+    /// The parameters of the project methods a call resolves to that they run only under a
+    /// guard; asked only when a function is passed.
+    fn guarded_params_of(&self, c: &Call) -> BTreeSet<u16> {
+        if !c
+            .args
+            .iter()
+            .any(|a| matches!(a.peel(), Expr::Lambda(_) | Expr::MethodRef(_)))
+        {
+            return BTreeSet::new();
+        }
+        let recv = self.receiver_type(c.recv.as_ref());
+        let targets = self.project.resolve_call(self.class, c, recv);
+        let mut out: Option<BTreeSet<u16>> = None;
+        for m in targets {
+            let g = &self.sums.of(m).guarded_params;
+            out = Some(match out {
+                None => g.clone(),
+                Some(o) => o.intersection(g).copied().collect(),
+            });
+        }
+        out.unwrap_or_default()
     }
 
     pub(super) fn eval_call_inner(&mut self, c: &Call) -> Taint {

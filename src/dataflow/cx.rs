@@ -8,7 +8,7 @@ use crate::java::ir::*;
 use crate::semantic::{
     ClassRef, DeclaredSoFar, Defs, Loc, MethodId, Project, TypeRef, Typer, collect_defs,
 };
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Analyse one method with the given callee summaries.
 pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: MethodId) -> MethodFlow {
@@ -44,6 +44,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         builders: HashSet::new(),
         guarded: false,
         keep_cond: false,
+        param_runs: BTreeMap::new(),
     };
     // A method that retries itself: the parameter its recursive call steps is its counter.
     let recursion = model.recursion_row().and_then(|row| {
@@ -102,6 +103,12 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         }
     }
     cx.out.summary.ret_shape = cx.ret_shape.take();
+    cx.out.summary.guarded_params = cx
+        .param_runs
+        .iter()
+        .filter(|(_, guarded)| **guarded)
+        .map(|(p, _)| *p)
+        .collect();
     cx.out.truncated = cx.steps > MAX_STEPS;
     cx.out.calls.sort();
     cx.out.calls.dedup();
@@ -174,6 +181,9 @@ pub(super) struct Cx<'p> {
     pub(super) ret_shape: Option<RetShape>,
     /// Locals that hold a builder.
     pub(super) builders: HashSet<String>,
+    /// Parameters called as functions (`handler.accept(…)`), and whether every such call ran
+    /// under a cluster-wide guard.
+    pub(super) param_runs: BTreeMap<u16, bool>,
 }
 
 /// Steps (statements and expressions interpreted) one method may take: a pathological method is
@@ -408,10 +418,12 @@ impl<'p> Cx<'p> {
     }
 
     pub(super) fn read_field(&self, n: &str) -> Taint {
-        match self.env.get(&Place::this(n)) {
+        let mut t = match self.env.get(&Place::this(n)) {
             Some(t) => t.clone(),
             None => [Origin::Field(n.to_string())].into(),
-        }
+        };
+        self.leader_flag_origin(n, &mut t);
+        t
     }
 
     pub(super) fn assign_place(

@@ -100,7 +100,12 @@ impl Cx<'_> {
             }
             Stmt::Return(e, _) => {
                 if let Some(e) = e {
-                    let t = self.eval(e);
+                    let mut t = self.eval(e);
+                    // Returned only where a lock or claim allowed it (`if (claimed == 0)
+                    // return null; return op;`): the caller can tell whether it won.
+                    if self.guarded && self.lambda_rets.is_empty() {
+                        t.insert(Origin::Lock);
+                    }
                     match self.lambda_rets.last_mut() {
                         Some(r) => union(r, &t),
                         None => {

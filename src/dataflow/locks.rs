@@ -1,14 +1,21 @@
-//! Cluster-wide locks: calls and queries that say whether this instance holds one.
+//! Cluster-wide guards: calls and queries that say whether this instance holds a lock, and
+//! claims that take items off a shared queue (each item goes to one consumer).
 
 use super::cx::*;
+use super::place::Origin;
 use super::site::CallSite;
 use crate::java::ir::*;
+use crate::semantic::TypeRef;
 
 impl Cx<'_> {
     /// Does the call answer whether this instance holds a cluster-wide lock?
     pub(super) fn is_lock_call(&self, c: &Call) -> bool {
-        if let Some(cluster_wide) = self.model.lock_method(&CallSite::call(self, c)) {
+        let site = CallSite::call(self, c);
+        if let Some(cluster_wide) = self.model.lock_method(&site) {
             return cluster_wide;
+        }
+        if self.model.is_claim(&site) {
+            return true;
         }
         c.args.iter().any(|a| {
             let text = match a.peel() {
@@ -36,4 +43,64 @@ impl Cx<'_> {
                 })
             })
     }
+}
+
+impl Cx<'_> {
+    /// Is `this.field` a leader flag: a field that a handler of a leadership-granted event
+    /// (`void onGranted(OnGrantedEvent e) { leader = true; }`, or `@EventListener(OnGrantedEvent
+    /// .class)`) sets to `true`?
+    pub(super) fn is_leader_flag(&self, field: &str) -> bool {
+        let events = self.model.granted_events();
+        if events.is_empty() {
+            return false;
+        }
+        let project = self.project;
+        let is_event = |written: &str| {
+            let t: TypeRef =
+                project.resolve_type(self.class.0, Some(self.class.1 as usize), written);
+            events.iter().any(|e| project.type_is(&t, e))
+        };
+        project.methods_of(self.class).iter().any(|m| {
+            let method = project.method(*m);
+            let handles = method.params.iter().any(|p| is_event(&p.ty))
+                || method.annotations.iter().any(|a| {
+                    a.args.iter().any(|(_, v)| {
+                        v.dotted()
+                            .and_then(|d| d.strip_suffix(".class").map(str::to_string))
+                            .is_some_and(|t| is_event(&t))
+                    })
+                });
+            handles && method.body.as_ref().is_some_and(|b| sets_true(b, field))
+        })
+    }
+
+    /// A field read: a leader flag says whether this instance holds the leadership.
+    pub(super) fn leader_flag_origin(&self, field: &str, t: &mut super::place::Taint) {
+        if self.keep_cond && self.is_leader_flag(field) {
+            t.insert(Origin::Lock);
+        }
+    }
+}
+
+/// Does the block (or a block nested in it) assign `true` to `field` (`leader = true`,
+/// `this.leader = true`)?
+fn sets_true(b: &Block, field: &str) -> bool {
+    let mut stack: Vec<&Block> = vec![b];
+    while let Some(b) = stack.pop() {
+        for s in b {
+            if let Stmt::Expr(Expr::Assign(a)) = s
+                && a.op == "="
+                && matches!(&a.value, Expr::Lit(v, _) if v == "true")
+                && match &a.target {
+                    Expr::Name(n, _) => n == field,
+                    Expr::Field(r, n, _) => matches!(**r, Expr::This(_)) && n == field,
+                    _ => false,
+                }
+            {
+                return true;
+            }
+            stack.extend(s.blocks());
+        }
+    }
+    false
 }

@@ -75,6 +75,10 @@ pub struct Summary {
     pub ret_keyed: bool,
     /// The return value says whether a cluster-wide lock is held.
     pub ret_lock: bool,
+    /// Functional parameters the method runs only under a cluster-wide lock or on items it
+    /// claimed (`if (!ids.isEmpty()) handler.accept(ids)` after `queueDAO.pop(…)`): a lambda
+    /// passed there is guarded.
+    pub guarded_params: BTreeSet<u16>,
 }
 
 impl Summary {
@@ -106,6 +110,7 @@ impl Summary {
         self.ret_this |= other.ret_this;
         self.ret_keyed |= other.ret_keyed;
         self.ret_lock |= other.ret_lock;
+        self.guarded_params.extend(other.guarded_params);
         match (&mut self.ret_shape, other.ret_shape) {
             (Some(mine), Some(theirs)) => {
                 mine.map |= theirs.map;

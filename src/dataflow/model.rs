@@ -69,6 +69,11 @@ pub trait Site {
     /// Is the root of the receiver's call chain (`client` in `client.v1().charges()`) of type
     /// `class`?
     fn chain_root_is(&self, class: &str) -> bool;
+    /// Is the class the call is written in `class` or a subtype of it, library supertypes
+    /// included (a bare call of an inherited method)?
+    fn enclosing_is(&self, class: &str) -> bool;
+    /// Is argument `i`'s static type `class` or a subtype of it?
+    fn arg_is(&self, i: usize, class: &str) -> bool;
 }
 
 /// A source the model recognized, and the id of the row that says so (empty when the row has
@@ -181,6 +186,11 @@ pub trait Model: Factories + Sync {
     /// Does a call of a method named so say whether a lock is held: `Some(true)` a cluster-wide
     /// one, `Some(false)` one of this replica only; `None`: not a lock method.
     fn lock_method(&self, call: &dyn Site) -> Option<bool>;
+    /// Does the call take items off a shared queue or subscription, each item going to one
+    /// consumer (`sqs.receiveMessage(…)`, `queueDAO.pop(…)`, `consumer.poll(…)`)?
+    fn is_claim(&self, call: &dyn Site) -> bool;
+    /// Events published to the instance that won a leader election.
+    fn granted_events(&self) -> &[String];
     /// Does SQL text take a cluster-wide lock or claim rows?
     fn is_lock_sql(&self, sql: &str) -> bool;
 }

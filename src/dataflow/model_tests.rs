@@ -86,6 +86,12 @@ impl Model for TinyModel {
     fn is_lock_wrapper(&self, _: &str) -> bool {
         false
     }
+    fn is_claim(&self, _: &dyn Site) -> bool {
+        false
+    }
+    fn granted_events(&self) -> &[String] {
+        &[]
+    }
     fn lock_method(&self, _: &dyn Site) -> Option<bool> {
         None
     }

@@ -157,4 +157,24 @@ impl Site for CallSite<'_, '_> {
         root.and_then(|x| self.cx.type_of(x))
             .is_some_and(|t| self.cx.project.type_is(&t, class))
     }
+
+    fn arg_is(&self, i: usize, class: &str) -> bool {
+        self.args()
+            .get(i)
+            .and_then(|a| self.cx.type_of(a))
+            .is_some_and(|t| self.cx.project.type_is(&t, class))
+    }
+
+    fn enclosing_is(&self, class: &str) -> bool {
+        let project = self.cx.project;
+        let c = self.cx.class;
+        std::iter::once(c)
+            .chain(project.supertypes_of(c).iter().copied())
+            .any(|k| {
+                project.type_is(&TypeRef::Project(k), class)
+                    || project.class(k).supertypes.iter().any(|s| {
+                        project.type_is(&project.resolve_type(k.0, Some(k.1 as usize), s), class)
+                    })
+            })
+    }
 }

@@ -11,9 +11,15 @@ declare_rule! {
     /// Finds a known non-idempotent call — a money-moving Stripe create (`Charge.create(params)`,
     /// `PaymentIntent`, `Refund`, `Transfer`, `Payout`, … and `StripeClient` services such as
     /// `client.charges().create(params)`), an Adyen payment or refund, a Braintree sale, a Square
-    /// payment — that runs inside a re-execution region (a `@Retryable` method, a retry
-    /// callback, a retried pipeline, a redelivered listener, a scheduled job), also through called
-    /// methods, and carries no idempotency key at all.
+    /// payment, a PayPal capture, refund or payout — that runs inside a re-execution region (a
+    /// `@Retryable` method, a retry callback, a retried pipeline, a redelivered listener, a
+    /// scheduled job), also through called methods, and carries no idempotency key at all.
+    ///
+    /// Side effects move money or create an obligation at a provider, and are catalogued per
+    /// provider by method and, where the SDK sends request objects through one method, by
+    /// request class: PayPal's `client.execute(new OrdersCaptureRequest(id))` is one, while
+    /// `OrdersGetRequest` (a read) and `OrdersCreateRequest` (no money moves before its
+    /// capture) are not. Reads, local caches, alerts and database writes are never side effects.
     ///
     /// ## Why is this bad?
     /// When the response of the first attempt is lost, the retry sends the same request again

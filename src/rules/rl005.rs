@@ -13,6 +13,18 @@ declare_rule! {
     /// — whose task reaches an idempotency key sink or a known side effect (across methods and
     /// files) with no cluster-wide guard in front of it.
     ///
+    /// A guard counts when its answer decides the work: `if (…) { … }`, `if (!…) return;`, a
+    /// loop or a callback over what it claimed (`for (x : claimed)`, `claimed.forEach(…)`). The
+    /// guards are ShedLock's `@SchedulerLock`; a lock service's `tryLock`/`acquireLock`/
+    /// `isLeader` (also inside a project helper whose answer is the lock's); leader election
+    /// (a flag that an `OnGrantedEvent` handler sets to `true`); SQL claims
+    /// (advisory locks, `FOR UPDATE SKIP LOCKED`, a conditional `UPDATE … WHERE` whose row count
+    /// is tested — also in a repository's `@Query` behind a service that returns `null` when it
+    /// lost); claiming work from a shared queue or subscription, where each item goes to one
+    /// replica (SQS `receiveMessage`, Spring Cloud AWS `SqsTemplate.receive…`, JMS `receive`,
+    /// Kafka `poll`, a project wrapper returning what they received, Conductor's `queueDAO.pop`,
+    /// a listener subscribed to a queue); and Quartz with a clustered job store.
+    ///
     /// ## Why is this bad?
     /// A scheduler runs in every instance: three replicas of a Deployment fire the same billing
     /// job at the same moment. Even with a perfect key, concurrent requests can all be accepted
@@ -37,9 +49,30 @@ declare_rule! {
     /// claim row (`INSERT … ON CONFLICT DO NOTHING` whose row count gates the call). Or deploy the
     /// scheduler as a single replica and suppress the finding with that reason.
     ///
+    /// ## When it is silent: guards that decide the work
+    /// A job that drains a shared queue sends what each message asks for on one replica only:
+    /// ```java
+    /// @Scheduled(fixedDelay = 5_000)
+    /// public void drainRefunds() {
+    ///     for (Message m : sqs.receiveMessage(request).messages()) {   // each message: one replica
+    ///         refunds.refund(m.body());                                 // silent
+    ///     }
+    /// }
+    /// ```
+    /// A claim behind a service (`claimOperation` runs `@Modifying @Query("update … where
+    /// … status in … and lease…")` and returns `null` when its row count is 0) decides too:
+    /// `if (claimed == null) return false;` before the provider call is silent. So is a project
+    /// method that hands the claimed items to a function it was passed
+    /// (`pollAndExecute(queue, ids -> handle(ids))` with `if (!ids.isEmpty()) handler.accept(ids)`
+    /// after `queueDAO.pop(…)`). A Quartz job is silent where its application clusters the job
+    /// store: `org.quartz.jobStore.isClustered = true` in `quartz.properties`, or
+    /// `spring.quartz.properties.org.quartz.jobStore.isClustered: true` in the
+    /// `application.yml`/`.properties` of its build module.
+    ///
     /// ## Known false positives
-    /// A scheduler that is single-instance by deployment, or a Quartz job in a clustered
-    /// scheduler configured outside the code, cannot be seen from the source.
+    /// A scheduler that is single-instance by deployment, or a Quartz scheduler clustered by
+    /// configuration outside the module's `quartz.properties`/`application.yml`, cannot be seen
+    /// from the source.
     ///
     /// ## Retries that cannot fire
     /// A scheduler fires on every replica whether or not a retry inside the job can fire, so a
@@ -84,8 +117,26 @@ fn check(cx: &Context) -> Vec<Finding> {
                 .any(|x| project.type_is(&t, x))
         })
     };
+    // A clustered scheduler (Quartz with `org.quartz.jobStore.isClustered = true`) fires each
+    // trigger on one instance of the cluster.
+    let clustered = |r: &regions::Region| {
+        cat.guards
+            .cluster_locks
+            .clustered
+            .iter()
+            .any(|(rows, settings)| {
+                rows.contains(&r.row)
+                    && settings.iter().any(|k| {
+                        project
+                            .modules()
+                            .setting(r.loc.file, k)
+                            .iter()
+                            .any(|v| v.trim().eq_ignore_ascii_case("true"))
+                    })
+            })
+    };
     let mut out: BTreeMap<(u32, Span), Finding> = BTreeMap::new();
-    for r in cx.regions.iter().filter(|r| r.scheduler) {
+    for r in cx.regions.iter().filter(|r| r.scheduler && !clustered(r)) {
         // Methods run whole by the scheduler, and the effects met on the way.
         let mut reached: Vec<(MethodId, &flow::Effect)> = Vec::new();
         let mut seen = BTreeSet::new();
@@ -192,7 +243,8 @@ class Dunning {
 }
 "#];
 
-    const PASS: &[&str] = &[r#"
+    const PASS: &[&str] = &[
+        r#"
 import com.stripe.model.Charge;
 import com.stripe.param.ChargeCreateParams;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
@@ -205,7 +257,27 @@ class Dunning {
         Charge.create(ChargeCreateParams.builder().setAmount(100L).build());
     }
 }
-"#];
+"#,
+        r#"
+import com.stripe.model.Charge;
+import com.stripe.param.ChargeCreateParams;
+import org.springframework.scheduling.annotation.Scheduled;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
+
+class DunningQueue {
+    SqsClient sqs;
+
+    @Scheduled(fixedDelay = 5000)
+    void drain() throws Exception {
+        for (Message m : sqs.receiveMessage(ReceiveMessageRequest.builder().build()).messages()) {
+            Charge.create(ChargeCreateParams.builder().setCustomer(m.body()).build());
+        }
+    }
+}
+"#,
+    ];
 
     #[test]
     fn fail_snippets_are_reported() {

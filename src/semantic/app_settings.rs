@@ -1,6 +1,7 @@
 //! An application's settings (`application.yml`, `application.properties` and their profile
 //! variants under `src/main/resources/` or `config/` of a build module), read as flat keys, for
-//! the few settings that decide whether a retry can fire (Resilience4j's aspect order).
+//! the few settings that decide whether a retry can fire (Resilience4j's aspect order), and
+//! Quartz's `quartz.properties` (whether its job store is clustered).
 //!
 //! Keys are compared as Spring Boot's relaxed binding compares them: lowercase, without `-` and
 //! `_` (`circuit-breaker-aspect-order` is `circuitBreakerAspectOrder`). YAML is read by
@@ -67,10 +68,12 @@ fn is_settings_file(p: &Path) -> bool {
     let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    name.starts_with("application")
-        && [".yml", ".yaml", ".properties"]
-            .iter()
-            .any(|e| name.ends_with(e))
+    // Quartz reads its own `quartz.properties` (`org.quartz.jobStore.isClustered`).
+    name == "quartz.properties"
+        || name.starts_with("application")
+            && [".yml", ".yaml", ".properties"]
+                .iter()
+                .any(|e| name.ends_with(e))
 }
 
 /// A regular file's text, not through a symbolic link, at most [`MAX_SETTINGS_FILE`] bytes.
