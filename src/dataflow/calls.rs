@@ -372,6 +372,13 @@ impl Cx<'_> {
                     self.assign_place(Place::prop(owner.clone(), f), t, true, Some(c.span));
                 }
             }
+            if on_this && !self.method.modifiers.is_static {
+                // `this.setKey(k)`: a setter of this object writes its field.
+                for (f, ps) in &s.field_params {
+                    let t = self.args_at(ps, &c.args, args);
+                    self.assign_place(Place::this(f), t, true, Some(c.span));
+                }
+            }
             if on_this {
                 let fs: Vec<(String, SourceDesc)> = s
                     .field_sources

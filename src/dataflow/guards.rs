@@ -127,23 +127,31 @@ impl Cx<'_> {
         for k in changed {
             let v = absent[&k].clone();
             let read = k.as_local().and_then(|n| read_before.get(n)).cloned();
-            let relevant = g.first_attempt
-                || g.places.contains(&k)
-                || read.as_ref().is_some_and(|r| g.places.contains(r));
-            if !relevant {
-                continue;
-            }
             let fresh: Taint = v
                 .iter()
                 .filter(|o| matches!(o, Origin::Fresh(_)))
                 .cloned()
                 .collect();
+            // `k = UUID…; this.setKey(k);` with `k = this.key` on the other branch: the local
+            // that was stored into the guarded place holds the same value as the place.
+            let into_guard = |st: &Store| {
+                g.places.contains(&st.place) && !fresh.is_empty() && fresh.is_subset(&st.value)
+            };
+            let stored_local = k.as_local().is_some() && stores.iter().any(into_guard);
+            let relevant = g.first_attempt
+                || g.places.contains(&k)
+                || read.as_ref().is_some_and(|r| g.places.contains(r))
+                || stored_local;
+            if !relevant {
+                continue;
+            }
             let matching: Vec<&Store> = stores
                 .iter()
                 .filter(|st| {
                     let same_place = st.place == k
                         || read.as_ref() == Some(&st.place)
-                        || (g.first_attempt && st.place.has_entry());
+                        || (g.first_attempt && st.place.has_entry())
+                        || (stored_local && g.places.contains(&st.place));
                     same_place && fresh.is_subset(&st.value)
                 })
                 .collect();
@@ -153,24 +161,32 @@ impl Cx<'_> {
             let calls: Vec<Span> = matching.iter().filter_map(|st| st.call).collect();
             let stored_durably = self.is_durable(&k)
                 || read.as_ref().is_some_and(|r| self.is_durable(r))
-                || (g.first_attempt && matching.iter().any(|st| self.is_durable(&st.place)));
+                || ((g.first_attempt || stored_local)
+                    && matching.iter().any(|st| self.is_durable(&st.place)));
+            let owner = k.prop_owner().cloned().or_else(|| {
+                matching
+                    .iter()
+                    .find_map(|st| st.place.prop_owner())
+                    .filter(|_| stored_local)
+                    .cloned()
+            });
             if stored_durably {
                 absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
                 self.drop_store_events(&fresh, &calls);
-            } else if let Some(owner) = k.prop_owner() {
+            } else if let Some(owner) = owner {
                 // An entity of this attempt: stable only once persisted.
                 let first_store = matching.iter().map(|st| st.seq).min().unwrap_or(0);
                 if self
                     .persisted
                     .iter()
-                    .any(|(o, n)| o == owner && *n > first_store)
+                    .any(|(o, n)| *o == owner && *n > first_store)
                 {
                     absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
                     self.drop_store_events(&fresh, &calls);
                     continue;
                 }
                 self.pending.push(Pending {
-                    owner: owner.clone(),
+                    owner,
                     place: k.clone(),
                     fresh,
                     calls,
