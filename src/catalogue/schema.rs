@@ -327,6 +327,14 @@ pub struct ComputeOnce {
     pub id: String,
     pub methods: Vec<String>,
     pub arg: usize,
+    /// The receiver is the retry's own state, kept across attempts whatever the variable
+    /// (Spring Retry's `RetryContext`); otherwise it must be a holder created before the region.
+    #[serde(default)]
+    pub retry_state: bool,
+    /// The argument is an update function that runs on every call (`updateAndGet`): it keeps
+    /// the first value only when it tests its own parameter for absence (`v != null ? v : …`).
+    #[serde(default)]
+    pub tests_param: bool,
 }
 
 #[derive(Debug, Deserialize)]

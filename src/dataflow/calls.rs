@@ -1,6 +1,7 @@
 //! Calls: catalogue sources, sinks and side effects, and project methods through their summaries.
 
 use super::cx::*;
+use super::guards::Holder;
 use super::model::{AnnotationUse, SourceKind, StoreAccess};
 use super::place::*;
 use super::shapes::Shape;
@@ -33,13 +34,9 @@ impl Cx<'_> {
             Some(r) if !recv_is_type => self.eval(r),
             _ => Taint::new(),
         };
-        // Generate-once maps: the lambda runs only when the key is absent.
-        let once_arg = self.model.compute_once_arg(&c.name).filter(|_| {
-            c.recv
-                .as_ref()
-                .and_then(|r| self.place_of(r))
-                .is_some_and(|p| p.on_this())
-        });
+        // Generate-once holders: the lambda runs only when the key is absent.
+        let once = self.compute_once_holder(c);
+        let once_arg = once.map(|(arg, _)| arg);
         let mut args = Vec::with_capacity(c.args.len());
         let outer_guard = self.guarded;
         if self.model.is_lock_wrapper(&c.name) {
@@ -47,10 +44,20 @@ impl Cx<'_> {
         }
         for (i, a) in c.args.iter().enumerate() {
             if once_arg == Some(i) {
-                self.suppress += 1;
-                self.eval(a);
-                self.suppress -= 1;
-                args.push(Taint::new());
+                match once {
+                    Some((_, Holder::Outlives)) => {
+                        self.suppress += 1;
+                        self.eval(a);
+                        self.suppress -= 1;
+                        args.push(Taint::new());
+                    }
+                    Some((_, Holder::DeclaredIn(d))) => {
+                        let outer = self.holder_decl.replace(d);
+                        args.push(self.eval(a));
+                        self.holder_decl = outer;
+                    }
+                    None => args.push(self.eval(a)),
+                }
             } else if let Expr::Lambda(l) = a
                 && let Some(place) = self.fallback_place(c)
             {

@@ -32,6 +32,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         pending: Vec::new(),
         persisted: Vec::new(),
         suppress: 0,
+        holder_decl: None,
         lambda_rets: Vec::new(),
         ret: Taint::new(),
         out: MethodFlow::default(),
@@ -144,6 +145,8 @@ pub(super) struct Cx<'p> {
     pub(super) persisted: Vec<(Place, usize)>,
     /// >0 while evaluating a lambda that runs only when a key is absent.
     pub(super) suppress: u32,
+    /// Evaluating the generate-once argument of a holder declared in this scope.
+    pub(super) holder_decl: Option<ScopeId>,
     pub(super) lambda_rets: Vec<Taint>,
     pub(super) ret: Taint,
     pub(super) out: MethodFlow,
@@ -305,6 +308,7 @@ impl<'p> Cx<'p> {
             label,
             via,
             counter_decl: None,
+            holder_decl: self.holder_decl,
         });
         [Origin::Fresh(i)].into()
     }

@@ -1,5 +1,6 @@
 //! Generate-once guards: a value generated only when the key is absent, and stored where the guard reads, is stable.
 
+use super::ScopeId;
 use super::cx::*;
 use super::model::Check;
 use super::place::*;
@@ -244,5 +245,88 @@ impl Cx<'_> {
         let calls: Vec<Span> = stored.iter().filter_map(|st| st.call).collect();
         self.drop_store_events(&fresh, &calls);
         t.into_iter().filter(|o| !fresh.contains(o)).collect()
+    }
+}
+
+/// How long the receiver of a generate-once call (`computeIfAbsent`, `updateAndGet`) lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Holder {
+    /// A field, a parameter, the retry's own state: every attempt finds the first value.
+    Outlives,
+    /// A local declared in this scope: made anew by a region that runs its declaration.
+    DeclaredIn(ScopeId),
+}
+
+impl Cx<'_> {
+    /// A generate-once call of the catalogue: its generating argument and how long the holder
+    /// it fills lives.
+    pub(super) fn compute_once_holder(&self, c: &Call) -> Option<(usize, Holder)> {
+        let g = self.model.compute_once(&c.name)?;
+        let recv = c.recv.as_ref()?;
+        if self.is_type_name(recv) {
+            return None;
+        }
+        if g.tests_param && !c.args.get(g.arg).is_some_and(|a| self.tests_own_param(a)) {
+            return None;
+        }
+        if g.retry_state {
+            return Some((g.arg, Holder::Outlives));
+        }
+        if let Expr::Name(n, _) = recv.peel()
+            && self.is_static_field(n)
+            && !self.is_local(n)
+        {
+            return Some((g.arg, Holder::Outlives));
+        }
+        let place = self.place_of(recv)?;
+        let holder = match place.root() {
+            Place::This(_) => Holder::Outlives,
+            Place::Local(n) if self.method.params.iter().any(|p| p.name == *n) => Holder::Outlives,
+            Place::Local(n) => Holder::DeclaredIn(self.decl_scope.get(n).copied().unwrap_or(0)),
+            _ => return None,
+        };
+        Some((g.arg, holder))
+    }
+
+    /// An update function that keeps a value it already has: `v -> v != null ? v : fresh()`,
+    /// `v -> { if (v == null) … }`.
+    fn tests_own_param(&self, a: &Expr) -> bool {
+        let Expr::Lambda(l) = a.peel() else {
+            return false;
+        };
+        let params = &self.method.scopes[l.scope as usize].params;
+        let [(p, _)] = params.as_slice() else {
+            return false;
+        };
+        let cond = match &l.body {
+            LambdaBody::Expr(e) => match e.peel() {
+                Expr::Ternary(c, ..) => c,
+                _ => return false,
+            },
+            LambdaBody::Block(b) => match b.first() {
+                Some(Stmt::If { cond, .. }) => cond,
+                _ => return false,
+            },
+        };
+        self.guard_of_name(cond, p).unwrap_or(false)
+    }
+
+    /// Does `cond` test the local `p` for absence (`p == null`, `p != null`, `!Objects.isNull(p)`)?
+    fn guard_of_name(&self, cond: &Expr, p: &str) -> Option<bool> {
+        match cond.peel() {
+            Expr::Binary(b) if b.op == "==" || b.op == "!=" => {
+                let named = |e: &Expr| matches!(e.peel(), Expr::Name(n, _) if n == p);
+                let null = |e: &Expr| matches!(e.peel(), Expr::Null(_));
+                Some((named(&b.left) && null(&b.right)) || (null(&b.left) && named(&b.right)))
+            }
+            Expr::Not(inner, _) => self.guard_of_name(inner, p),
+            Expr::Call(c) if self.model.check(&c.name).is_some() => Some(
+                c.args
+                    .first()
+                    .or(c.recv.as_ref())
+                    .is_some_and(|e| matches!(e.peel(), Expr::Name(n, _) if n == p)),
+            ),
+            _ => None,
+        }
     }
 }

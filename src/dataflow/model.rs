@@ -118,6 +118,14 @@ pub struct AnnotationUse<'a> {
     pub value: Option<String>,
 }
 
+/// A generate-once call of the catalogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComputeOnce {
+    pub arg: usize,
+    pub retry_state: bool,
+    pub tests_param: bool,
+}
+
 /// What the engine asks. One method per question; the arguments are the engine's own terms.
 pub trait Model: Factories + Sync {
     // Sources.
@@ -153,8 +161,9 @@ pub trait Model: Factories + Sync {
     /// `Optional.ofNullable(x).orElseGet(…)`: the supplier runs only when `x` is absent.
     fn is_absent_fallback(&self, method: &str) -> bool;
     fn store(&self, method: &str) -> Option<StoreAccess>;
-    /// A generate-once map (`computeIfAbsent`): the argument that runs only when the key is absent.
-    fn compute_once_arg(&self, method: &str) -> Option<usize>;
+    /// A generate-once holder (`computeIfAbsent`, `updateAndGet`): the argument that runs only
+    /// when the key is absent, and how the receiver and the argument must look.
+    fn compute_once(&self, method: &str) -> Option<ComputeOnce>;
     /// A call that persists an entity (`save…`).
     fn is_persist(&self, method: &str) -> bool;
 
