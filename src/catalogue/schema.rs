@@ -317,7 +317,10 @@ pub struct Store {
     pub id: String,
     pub writes: Vec<String>,
     pub reads: Vec<String>,
-    pub key_arg: usize,
+    /// The argument naming the entry; absent for a holder with one slot (Temporal's heartbeat
+    /// details).
+    #[serde(default)]
+    pub key_arg: Option<usize>,
     pub value_arg: usize,
 }
 

@@ -222,10 +222,7 @@ impl Cx<'_> {
         // Durable stores (`ctx.setAttribute("key", v)`).
         if let Some(StoreAccess::Write { key_arg, value_arg }) = self.model.store(&c.name)
             && let Some(owner) = c.recv.as_ref().and_then(|r| self.place_of(r))
-            && let Some(key) = c
-                .args
-                .get(key_arg)
-                .and_then(|k| self.project.constant(self.class, k))
+            && let Some(key) = self.store_key(c, key_arg)
             && let Some(v) = args.get(value_arg)
         {
             self.assign_place(Place::entry(owner, &key), v.clone(), true, Some(c.span));

@@ -263,13 +263,20 @@ impl<'p> Cx<'p> {
         }
         match self.model.store(&c.name) {
             Some(StoreAccess::Read { key_arg }) => {
-                let key = c
-                    .args
-                    .get(key_arg)
-                    .and_then(|k| self.project.constant(self.class, k))?;
-                Some(Place::entry(owner, &key))
+                Some(Place::entry(owner, &self.store_key(c, key_arg)?))
             }
             _ => None,
+        }
+    }
+
+    /// The entry a store call names: the constant at `key_arg`, or the holder's one slot.
+    pub(super) fn store_key(&self, c: &Call, key_arg: Option<usize>) -> Option<String> {
+        match key_arg {
+            Some(i) => c
+                .args
+                .get(i)
+                .and_then(|k| self.project.constant(self.class, k)),
+            None => Some(String::new()),
         }
     }
 

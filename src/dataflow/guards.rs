@@ -210,6 +210,10 @@ impl Cx<'_> {
         let Expr::Call(of) = c.recv.as_ref()?.peel() else {
             return None;
         };
+        // `store.read(…).orElseGet(…)`: the Optional of a durable read.
+        if let Some(p) = self.place_of_call(of) {
+            return Some(p);
+        }
         self.place_of(of.args.first()?)
     }
 

@@ -107,8 +107,14 @@ pub enum Check {
 /// A call on durable storage that outlives an attempt (`ctx.setAttribute("key", v)`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoreAccess {
-    Write { key_arg: usize, value_arg: usize },
-    Read { key_arg: usize },
+    /// `key_arg`: the argument naming the entry; `None`, a holder with one slot.
+    Write {
+        key_arg: Option<usize>,
+        value_arg: usize,
+    },
+    Read {
+        key_arg: Option<usize>,
+    },
 }
 
 /// An annotation of a parameter: its type test and its value (`value`, `name` or the only one)
