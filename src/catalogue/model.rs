@@ -3,8 +3,8 @@
 
 use super::{Catalogue, glob};
 use crate::dataflow::model::{
-    AnnotationUse, Check, Factories, Form, KeySink, Model, SideEffectMatch, Site, SourceKind,
-    SourceMatch, StoreAccess,
+    AnnotationUse, Check, ComputeOnce, Factories, Form, KeySink, Model, SideEffectMatch, Site,
+    SourceKind, SourceMatch, StoreAccess,
 };
 use crate::workspace::scan::{EffectWords, SideEffectWords};
 
@@ -233,12 +233,16 @@ impl Model for Catalogue {
         })
     }
 
-    fn compute_once_arg(&self, method: &str) -> Option<usize> {
+    fn compute_once(&self, method: &str) -> Option<ComputeOnce> {
         self.guards
             .compute_once
             .iter()
             .find(|g| g.methods.iter().any(|m| m == method))
-            .map(|g| g.arg)
+            .map(|g| ComputeOnce {
+                arg: g.arg,
+                retry_state: g.retry_state,
+                tests_param: g.tests_param,
+            })
     }
 
     fn is_persist(&self, method: &str) -> bool {

@@ -464,7 +464,10 @@ pub struct Store {
     pub id: String,
     pub writes: Vec<String>,
     pub reads: Vec<String>,
-    pub key_arg: usize,
+    /// The argument naming the entry; absent for a holder with one slot (Temporal's heartbeat
+    /// details).
+    #[serde(default)]
+    pub key_arg: Option<usize>,
     pub value_arg: usize,
     /// The writes store under the key in this property of the receiver, which a `reads` call
     /// without arguments returns (`template.header(k, v)` … `template.headers().containsKey(k)`).
@@ -482,6 +485,14 @@ pub struct ComputeOnce {
     pub id: String,
     pub methods: Vec<String>,
     pub arg: usize,
+    /// The receiver is the retry's own state, kept across attempts whatever the variable
+    /// (Spring Retry's `RetryContext`); otherwise it must be a holder created before the region.
+    #[serde(default)]
+    pub retry_state: bool,
+    /// The argument is an update function that runs on every call (`updateAndGet`): it keeps
+    /// the first value only when it tests its own parameter for absence (`v != null ? v : …`).
+    #[serde(default)]
+    pub tests_param: bool,
 }
 
 #[derive(Debug, Deserialize)]

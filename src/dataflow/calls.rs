@@ -1,6 +1,7 @@
 //! Calls: catalogue sources, sinks and side effects, and project methods through their summaries.
 
 use super::cx::*;
+use super::guards::Holder;
 use super::model::{AnnotationUse, SourceKind, StoreAccess};
 use super::place::*;
 use super::shapes::Shape;
@@ -33,13 +34,9 @@ impl Cx<'_> {
             Some(r) if !recv_is_type => self.eval(r),
             _ => Taint::new(),
         };
-        // Generate-once maps: the lambda runs only when the key is absent.
-        let once_arg = self.model.compute_once_arg(&c.name).filter(|_| {
-            c.recv
-                .as_ref()
-                .and_then(|r| self.place_of(r))
-                .is_some_and(|p| p.on_this())
-        });
+        // Generate-once holders: the lambda runs only when the key is absent.
+        let once = self.compute_once_holder(c);
+        let once_arg = once.map(|(arg, _)| arg);
         let mut args = Vec::with_capacity(c.args.len());
         let outer_guard = self.guarded;
         // A callback over what this instance claimed (`claimed.forEach(…)`,
@@ -57,10 +54,20 @@ impl Cx<'_> {
                 self.guarded = true;
             }
             if once_arg == Some(i) {
-                self.suppress += 1;
-                self.eval(a);
-                self.suppress -= 1;
-                args.push(Taint::new());
+                match once {
+                    Some((_, Holder::Outlives)) => {
+                        self.suppress += 1;
+                        self.eval(a);
+                        self.suppress -= 1;
+                        args.push(Taint::new());
+                    }
+                    Some((_, Holder::DeclaredIn(d))) => {
+                        let outer = self.holder_decl.replace(d);
+                        args.push(self.eval(a));
+                        self.holder_decl = outer;
+                    }
+                    None => args.push(self.eval(a)),
+                }
             } else if let Expr::Lambda(l) = a
                 && let Some(place) = self.fallback_place(c)
             {
@@ -281,10 +288,7 @@ impl Cx<'_> {
                 Some(p) => Place::prop(owner, &p),
                 None => owner,
             }
-            && let Some(key) = c
-                .args
-                .get(key_arg)
-                .and_then(|k| self.project.constant(self.class, k))
+            && let Some(key) = self.store_key(c, key_arg)
             && let Some(v) = args.get(value_arg)
         {
             self.assign_place(Place::entry(owner, &key), v.clone(), true, Some(c.span));
@@ -436,6 +440,13 @@ impl Cx<'_> {
                 for (f, ps) in &s.field_params {
                     let t = self.args_at(ps, &c.args, args);
                     self.assign_place(Place::prop(owner.clone(), f), t, true, Some(c.span));
+                }
+            }
+            if on_this && !self.method.modifiers.is_static {
+                // `this.setKey(k)`: a setter of this object writes its field.
+                for (f, ps) in &s.field_params {
+                    let t = self.args_at(ps, &c.args, args);
+                    self.assign_place(Place::this(f), t, true, Some(c.span));
                 }
             }
             if on_this {

@@ -32,6 +32,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         pending: Vec::new(),
         persisted: Vec::new(),
         suppress: 0,
+        holder_decl: None,
         lambda_rets: Vec::new(),
         ret: Taint::new(),
         out: MethodFlow::default(),
@@ -160,6 +161,8 @@ pub(super) struct Cx<'p> {
     pub(super) persisted: Vec<(Place, usize)>,
     /// >0 while evaluating a lambda that runs only when a key is absent.
     pub(super) suppress: u32,
+    /// Evaluating the generate-once argument of a holder declared in this scope.
+    pub(super) holder_decl: Option<ScopeId>,
     pub(super) lambda_rets: Vec<Taint>,
     pub(super) ret: Taint,
     pub(super) out: MethodFlow,
@@ -283,10 +286,7 @@ impl<'p> Cx<'p> {
                 property: Some(p), ..
             }) if c.args.is_empty() => Some(Place::prop(owner, &p)),
             Some(StoreAccess::Read { key_arg, property }) => {
-                let key = c
-                    .args
-                    .get(key_arg)
-                    .and_then(|k| self.project.constant(self.class, k))?;
+                let key = self.store_key(c, key_arg)?;
                 let owner = match property {
                     Some(p) => Place::prop(owner, &p),
                     None => owner,
@@ -303,6 +303,17 @@ impl<'p> Cx<'p> {
         match c.recv.as_ref().and_then(|r| self.type_of(r)) {
             Some(t) if t.is_known() => self.project.type_is(&t, class),
             _ => true,
+        }
+    }
+
+    /// The entry a store call names: the constant at `key_arg`, or the holder's one slot.
+    pub(super) fn store_key(&self, c: &Call, key_arg: Option<usize>) -> Option<String> {
+        match key_arg {
+            Some(i) => c
+                .args
+                .get(i)
+                .and_then(|k| self.project.constant(self.class, k)),
+            None => Some(String::new()),
         }
     }
 
@@ -341,6 +352,7 @@ impl<'p> Cx<'p> {
             label,
             via,
             counter_decl: None,
+            holder_decl: self.holder_decl,
         });
         [Origin::Fresh(i)].into()
     }

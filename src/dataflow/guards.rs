@@ -1,5 +1,6 @@
 //! Generate-once guards: a value generated only when the key is absent, and stored where the guard reads, is stable.
 
+use super::ScopeId;
 use super::cx::*;
 use super::model::Check;
 use super::place::*;
@@ -135,23 +136,31 @@ impl Cx<'_> {
         for k in changed {
             let v = absent[&k].clone();
             let read = k.as_local().and_then(|n| read_before.get(n)).cloned();
-            let relevant = g.first_attempt
-                || g.places.contains(&k)
-                || read.as_ref().is_some_and(|r| g.places.contains(r));
-            if !relevant {
-                continue;
-            }
             let fresh: Taint = v
                 .iter()
                 .filter(|o| matches!(o, Origin::Fresh(_)))
                 .cloned()
                 .collect();
+            // `k = UUID…; this.setKey(k);` with `k = this.key` on the other branch: the local
+            // that was stored into the guarded place holds the same value as the place.
+            let into_guard = |st: &Store| {
+                g.places.contains(&st.place) && !fresh.is_empty() && fresh.is_subset(&st.value)
+            };
+            let stored_local = k.as_local().is_some() && stores.iter().any(into_guard);
+            let relevant = g.first_attempt
+                || g.places.contains(&k)
+                || read.as_ref().is_some_and(|r| g.places.contains(r))
+                || stored_local;
+            if !relevant {
+                continue;
+            }
             let matching: Vec<&Store> = stores
                 .iter()
                 .filter(|st| {
                     let same_place = st.place == k
                         || read.as_ref() == Some(&st.place)
-                        || (g.first_attempt && st.place.has_entry());
+                        || (g.first_attempt && st.place.has_entry())
+                        || (stored_local && g.places.contains(&st.place));
                     same_place && fresh.is_subset(&st.value)
                 })
                 .collect();
@@ -161,24 +170,32 @@ impl Cx<'_> {
             let calls: Vec<Span> = matching.iter().filter_map(|st| st.call).collect();
             let stored_durably = self.is_durable(&k)
                 || read.as_ref().is_some_and(|r| self.is_durable(r))
-                || (g.first_attempt && matching.iter().any(|st| self.is_durable(&st.place)));
+                || ((g.first_attempt || stored_local)
+                    && matching.iter().any(|st| self.is_durable(&st.place)));
+            let owner = k.prop_owner().cloned().or_else(|| {
+                matching
+                    .iter()
+                    .find_map(|st| st.place.prop_owner())
+                    .filter(|_| stored_local)
+                    .cloned()
+            });
             if stored_durably {
                 absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
                 self.drop_store_events(&fresh, &calls);
-            } else if let Some(owner) = k.prop_owner() {
+            } else if let Some(owner) = owner {
                 // An entity of this attempt: stable only once persisted.
                 let first_store = matching.iter().map(|st| st.seq).min().unwrap_or(0);
                 if self
                     .persisted
                     .iter()
-                    .any(|(o, n)| o == owner && *n > first_store)
+                    .any(|(o, n)| *o == owner && *n > first_store)
                 {
                     absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
                     self.drop_store_events(&fresh, &calls);
                     continue;
                 }
                 self.pending.push(Pending {
-                    owner: owner.clone(),
+                    owner,
                     place: k.clone(),
                     fresh,
                     calls,
@@ -201,6 +218,10 @@ impl Cx<'_> {
         let Expr::Call(of) = c.recv.as_ref()?.peel() else {
             return None;
         };
+        // `store.read(…).orElseGet(…)`: the Optional of a durable read.
+        if let Some(p) = self.place_of_call(of) {
+            return Some(p);
+        }
         self.place_of(of.args.first()?)
     }
 
@@ -236,5 +257,88 @@ impl Cx<'_> {
         let calls: Vec<Span> = stored.iter().filter_map(|st| st.call).collect();
         self.drop_store_events(&fresh, &calls);
         t.into_iter().filter(|o| !fresh.contains(o)).collect()
+    }
+}
+
+/// How long the receiver of a generate-once call (`computeIfAbsent`, `updateAndGet`) lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Holder {
+    /// A field, a parameter, the retry's own state: every attempt finds the first value.
+    Outlives,
+    /// A local declared in this scope: made anew by a region that runs its declaration.
+    DeclaredIn(ScopeId),
+}
+
+impl Cx<'_> {
+    /// A generate-once call of the catalogue: its generating argument and how long the holder
+    /// it fills lives.
+    pub(super) fn compute_once_holder(&self, c: &Call) -> Option<(usize, Holder)> {
+        let g = self.model.compute_once(&c.name)?;
+        let recv = c.recv.as_ref()?;
+        if self.is_type_name(recv) {
+            return None;
+        }
+        if g.tests_param && !c.args.get(g.arg).is_some_and(|a| self.tests_own_param(a)) {
+            return None;
+        }
+        if g.retry_state {
+            return Some((g.arg, Holder::Outlives));
+        }
+        if let Expr::Name(n, _) = recv.peel()
+            && self.is_static_field(n)
+            && !self.is_local(n)
+        {
+            return Some((g.arg, Holder::Outlives));
+        }
+        let place = self.place_of(recv)?;
+        let holder = match place.root() {
+            Place::This(_) => Holder::Outlives,
+            Place::Local(n) if self.method.params.iter().any(|p| p.name == *n) => Holder::Outlives,
+            Place::Local(n) => Holder::DeclaredIn(self.decl_scope.get(n).copied().unwrap_or(0)),
+            _ => return None,
+        };
+        Some((g.arg, holder))
+    }
+
+    /// An update function that keeps a value it already has: `v -> v != null ? v : fresh()`,
+    /// `v -> { if (v == null) … }`.
+    fn tests_own_param(&self, a: &Expr) -> bool {
+        let Expr::Lambda(l) = a.peel() else {
+            return false;
+        };
+        let params = &self.method.scopes[l.scope as usize].params;
+        let [(p, _)] = params.as_slice() else {
+            return false;
+        };
+        let cond = match &l.body {
+            LambdaBody::Expr(e) => match e.peel() {
+                Expr::Ternary(c, ..) => c,
+                _ => return false,
+            },
+            LambdaBody::Block(b) => match b.first() {
+                Some(Stmt::If { cond, .. }) => cond,
+                _ => return false,
+            },
+        };
+        self.guard_of_name(cond, p).unwrap_or(false)
+    }
+
+    /// Does `cond` test the local `p` for absence (`p == null`, `p != null`, `!Objects.isNull(p)`)?
+    fn guard_of_name(&self, cond: &Expr, p: &str) -> Option<bool> {
+        match cond.peel() {
+            Expr::Binary(b) if b.op == "==" || b.op == "!=" => {
+                let named = |e: &Expr| matches!(e.peel(), Expr::Name(n, _) if n == p);
+                let null = |e: &Expr| matches!(e.peel(), Expr::Null(_));
+                Some((named(&b.left) && null(&b.right)) || (null(&b.left) && named(&b.right)))
+            }
+            Expr::Not(inner, _) => self.guard_of_name(inner, p),
+            Expr::Call(c) if self.model.check(&c.name).is_some() => Some(
+                c.args
+                    .first()
+                    .or(c.recv.as_ref())
+                    .is_some_and(|e| matches!(e.peel(), Expr::Name(n, _) if n == p)),
+            ),
+            _ => None,
+        }
     }
 }

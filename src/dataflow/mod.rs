@@ -172,6 +172,9 @@ pub struct SourceSite {
     /// `Some(Some(s))`: a local of scope `s`. A counter is per-attempt only for a region
     /// that increments it without declaring it.
     pub counter_decl: Option<Option<ScopeId>>,
+    /// Generated once per holder (`map.computeIfAbsent(…)` on a local map): per-attempt only
+    /// for a region that also runs the holder's declaration, in this scope.
+    pub holder_decl: Option<ScopeId>,
 }
 
 #[derive(Clone, Debug)]

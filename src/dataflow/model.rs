@@ -113,13 +113,14 @@ pub enum Check {
 /// `property`, the entries live in that property of the receiver (`template.headers()`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StoreAccess {
+    /// `key_arg`: the argument naming the entry; `None`, a holder with one slot.
     Write {
-        key_arg: usize,
+        key_arg: Option<usize>,
         value_arg: usize,
         property: Option<String>,
     },
     Read {
-        key_arg: usize,
+        key_arg: Option<usize>,
         property: Option<String>,
     },
 }
@@ -129,6 +130,14 @@ pub enum StoreAccess {
 pub struct AnnotationUse<'a> {
     pub is: &'a dyn Fn(&str) -> bool,
     pub value: Option<String>,
+}
+
+/// A generate-once call of the catalogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComputeOnce {
+    pub arg: usize,
+    pub retry_state: bool,
+    pub tests_param: bool,
 }
 
 /// What the engine asks. One method per question; the arguments are the engine's own terms.
@@ -172,8 +181,9 @@ pub trait Model: Factories + Sync {
     fn is_absent_fallback(&self, method: &str) -> bool;
     /// `receiver_may_be(class)`: whether the call's receiver may be of that class.
     fn store(&self, method: &str, receiver_may_be: &dyn Fn(&str) -> bool) -> Option<StoreAccess>;
-    /// A generate-once map (`computeIfAbsent`): the argument that runs only when the key is absent.
-    fn compute_once_arg(&self, method: &str) -> Option<usize>;
+    /// A generate-once holder (`computeIfAbsent`, `updateAndGet`): the argument that runs only
+    /// when the key is absent, and how the receiver and the argument must look.
+    fn compute_once(&self, method: &str) -> Option<ComputeOnce>;
     /// A call that persists an entity (`save…`).
     fn is_persist(&self, method: &str) -> bool;
 

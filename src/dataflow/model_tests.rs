@@ -74,7 +74,7 @@ impl Model for TinyModel {
     fn store(&self, _: &str, _: &dyn Fn(&str) -> bool) -> Option<StoreAccess> {
         None
     }
-    fn compute_once_arg(&self, _: &str) -> Option<usize> {
+    fn compute_once(&self, _: &str) -> Option<ComputeOnce> {
         None
     }
     fn is_persist(&self, _: &str) -> bool {

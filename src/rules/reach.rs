@@ -27,6 +27,16 @@ pub(super) fn covers(
                 if *x == m && within(roots, s) && within(roots, t) && !within(roots, d))
         });
     }
+    // A value generated once per holder is per-attempt only where the holder is made anew.
+    if let Some(d) = src.holder_decl {
+        return reach.contains(&m)
+            || r.parts.iter().any(|p| match p {
+                Part::Whole(x) => *x == m,
+                Part::Scopes(x, roots) => {
+                    *x == m && within(roots, s) && within(roots, t) && within(roots, d)
+                }
+            });
+    }
     reach.contains(&m)
         || r.parts.iter().any(|p| match p {
             Part::Whole(x) => *x == m,

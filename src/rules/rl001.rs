@@ -31,8 +31,30 @@ declare_rule! {
     /// String key = DigestUtils.sha256Hex(customerId + ":" + period);   // before the retry
     /// billing.charge(customerId, amount, key);                         // @Retryable takes the key
     /// ```
-    /// A key generated once and stored where every attempt reads it (a field or entity checked
-    /// for `null` first, `RetryContext` attributes on the first attempt) is also safe.
+    /// A key generated once and stored where every attempt reads it is also safe (below).
+    ///
+    /// ## When it is silent: generate-once guards
+    /// A random key minted only when the key is absent, and stored before the sink into the very
+    /// place the guard reads, a place that outlives the attempt: a field of the request object
+    /// the retry re-sends, a setter of the retried method's parameter, an entity saved before the
+    /// sink, a map or `AtomicReference` created before the region (`computeIfAbsent`,
+    /// `putIfAbsent`, `updateAndGet(v -> v != null ? v : …)`), the `RetryContext`
+    /// (`setAttribute` on the first attempt, `computeAttribute`), Temporal heartbeat details read
+    /// back with `getHeartbeatDetails`. The header may be built from the stored place or from
+    /// the local that was stored into it:
+    /// ```java
+    /// String k;
+    /// if (this.idempotencyKey == null) {
+    ///     k = UUID.randomUUID().toString();          // silent: kept on the re-sent request
+    ///     this.setIdempotencyKey(k);
+    /// } else {
+    ///     k = this.idempotencyKey;
+    /// }
+    /// headers.put("Idempotency-Key", k);
+    /// ```
+    /// Still reported: a fallback that is not stored back (`req.getKey() != null ?
+    /// req.getKey() : UUID.randomUUID().toString()`), a key sent before it is stored, and a
+    /// holder the attempt makes itself (a map declared inside the retried method).
     ///
     /// ## When it is silent: retries that cannot fire
     /// A region counts only where the framework can run it again (RL006 reports the retry

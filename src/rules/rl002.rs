@@ -30,6 +30,19 @@ declare_rule! {
     /// return retryTemplate.execute(ctx -> client.post(payment, Map.of("Idempotency-Key", key)));
     /// ```
     ///
+    /// ## When it is silent: generate-once guards
+    /// A clock key set only when the key is absent and stored, before the sink, where every
+    /// attempt reads it (a field of the re-sent request, the retried method's parameter, an
+    /// entity saved before the sink, a map created before the region, the `RetryContext`):
+    /// ```java
+    /// if (command.getIdempotencyKey() == null) {      // the command the proxy passes to every attempt
+    ///     command.setIdempotencyKey("pay-" + System.currentTimeMillis());   // silent: set once
+    /// }
+    /// client.pay(command.getAmount(), command.getIdempotencyKey());
+    /// ```
+    /// Saving the entity only after the call, or a map declared inside the retried code, is
+    /// still reported.
+    ///
     /// ## When it is silent: retries that cannot fire
     /// A region counts only where the framework can run it again (RL006 reports the retry
     /// annotations that cannot): Spring Retry's `@Retryable` in an application with no

@@ -97,6 +97,7 @@ fn check(cx: &Context) -> Vec<Finding> {
                 label: e.label.clone(),
                 via: None,
                 counter_decl: None,
+                holder_decl: None,
             };
             let covering = reach::covering(cx, *id, &site, e.scope);
             if covering.is_empty() {
