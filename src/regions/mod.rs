@@ -7,8 +7,8 @@ mod function_beans;
 mod implementations;
 pub mod liveness;
 mod pipelines;
-mod registration;
 mod recursion;
+mod registration;
 mod retry_loops;
 mod steps;
 

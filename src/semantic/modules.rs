@@ -156,7 +156,12 @@ impl Modules {
     /// Does code of module `module` see the classes of file `file`?
     pub fn module_sees(&self, module: u32, file: u32) -> bool {
         let b = self.module_of(file);
-        module == b || module == 0 || self.visible.get(module as usize).is_some_and(|v| v.contains(&b))
+        module == b
+            || module == 0
+            || self
+                .visible
+                .get(module as usize)
+                .is_some_and(|v| v.contains(&b))
     }
 
     /// The value of application setting `key` (any spelling of Spring's relaxed binding) for
