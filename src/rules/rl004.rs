@@ -106,7 +106,8 @@ fn check(cx: &Context) -> Vec<Finding> {
     out.into_values()
         .map(|(mut f, regs, m)| {
             let regs: Vec<&Region> = regs.iter().map(|i| &cx.regions[*i]).collect();
-            let path = message::through(&reach::call_path(cx, regs[0], m, false));
+            let chain = reach::region_path(cx, regs[0], m, false);
+            let path = message::through(&reach::chain_names(project, &chain));
             for r in &regs {
                 f.rows.add_region(&r.row);
                 f.regions.push(related(project, &r.loc, format!("{}: re-executed", r.describe())));
@@ -117,6 +118,9 @@ fn check(cx: &Context) -> Vec<Finding> {
                 f.source,
                 message::region_phrase(project, &f.path, &regs)
             );
+            let here = flow::Loc { file: m.0, span: f.span };
+            let last = format!("{}: no idempotency key", f.source);
+            f.steps = reach::flow_steps(cx, regs[0], &chain, noun, &here, last);
             f
         })
         .collect()

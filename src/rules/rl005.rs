@@ -132,22 +132,23 @@ fn check(cx: &Context) -> Vec<Finding> {
             continue;
         };
         let path = project.files[r.loc.file as usize].path.clone();
-        let effect = related(
-            project,
-            &Loc {
-                file: m.0,
-                span: e.span,
-            },
-            format!("reached: {}", e.label),
-        );
-        let at = if effect.path == path {
-            format!("line {}", effect.line)
-        } else {
-            format!("{}:{}", effect.path, effect.line)
+        let call = Loc {
+            file: m.0,
+            span: e.span,
         };
         let what = match e.kind {
-            flow::EffectKind::KeySink => format!("an idempotency key ({})", e.label),
+            flow::EffectKind::KeySink => message::sink_name(&e.label),
             flow::EffectKind::SideEffect { .. } => e.label.clone(),
+        };
+        let effect = related(
+            project,
+            &call,
+            format!("reached with no cluster-wide lock: {what}"),
+        );
+        let at = message::at(&path, &effect.path, effect.line);
+        let what = match e.kind {
+            flow::EffectKind::KeySink => format!("an idempotency key ({what})"),
+            flow::EffectKind::SideEffect { .. } => what,
         };
         let owner = project
             .all_methods()
@@ -156,12 +157,15 @@ fn check(cx: &Context) -> Vec<Finding> {
             .unwrap_or_else(|| r.owner.clone());
         out.entry((r.loc.file, r.loc.span)).or_insert_with(|| {
             let mut f = Finding::new(&RULE, project, r.loc.file, r.loc.span, owner, r.describe());
+            let chain = reach::region_path(cx, r, *m, true);
             f.message = format!(
                 "{} runs on every replica and reaches {what} at {at}{} with no cluster-wide lock: {}",
                 r.describe(),
-                message::through(&reach::call_path(cx, r, *m, true)),
+                message::through(&reach::chain_names(project, &chain)),
                 RULE.consequence
             );
+            let last = effect.message.clone();
+            f.steps = reach::flow_steps(cx, r, &chain, "run", &call, last);
             f.sinks = vec![effect];
             f.rows.add_region(&r.row);
             match e.kind {
