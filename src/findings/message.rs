@@ -58,20 +58,33 @@ pub fn region_phrase(project: &Project, path: &str, regs: &[&Region]) -> String 
 /// `` `charge` → `KeyFactory.newKey` → `UUID.randomUUID()` ``: a chain of calls as written in a
 /// message; empty for fewer than two steps.
 pub fn chain(steps: &[String]) -> String {
+    chain_keeping(steps, &[])
+}
+
+/// [`chain`], which shortens a chain longer than [`CHAIN_SHOWN`] to its first step, its two last
+/// and the steps at `keep` (the method the finding is reported in), with `…` for each gap.
+pub fn chain_keeping(steps: &[String], keep: &[usize]) -> String {
     let n = steps.len();
     if n < 2 {
-        String::new()
-    } else if n > CHAIN_SHOWN {
-        format!(
-            "`{}` → `{}` → … → `{}` → `{}`",
-            steps[0],
-            steps[1],
-            steps[n - 2],
-            steps[n - 1]
-        )
-    } else {
-        format!("`{}`", steps.join("` → `"))
+        return String::new();
     }
+    if n <= CHAIN_SHOWN {
+        return format!("`{}`", steps.join("` → `"));
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut gap = false;
+    for (i, s) in steps.iter().enumerate() {
+        if i == 0 || i + 2 >= n || keep.contains(&i) {
+            if gap {
+                out.push("…".to_string());
+                gap = false;
+            }
+            out.push(format!("`{s}`"));
+        } else {
+            gap = true;
+        }
+    }
+    out.join(" → ")
 }
 
 /// ` through `A.b` → `C.d``, for a chain of at least two methods.
@@ -116,6 +129,7 @@ pub fn key_message(
     project: &Project,
     source: &str,
     path: &[String],
+    keep: &[usize],
     sink_path: &[String],
 ) -> String {
     let noun = execution_noun(regs);
@@ -149,7 +163,7 @@ pub fn key_message(
     } else {
         f.rule.consequence
     };
-    let path = chain(path);
+    let path = chain_keeping(path, keep);
     let path = if path.is_empty() {
         String::new()
     } else {
@@ -165,4 +179,105 @@ pub fn key_message(
         "{source} {} on every {noun} of {where_}{path} and {becomes}{sink}{sink_path}{more}: {consequence}",
         f.rule.verb,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("m{i}")).collect()
+    }
+
+    #[test]
+    fn a_long_chain_keeps_its_ends_and_the_reported_method() {
+        assert_eq!(chain(&names(1)), "");
+        assert_eq!(chain(&names(3)), "`m0` → `m1` → `m2`");
+        assert_eq!(chain(&names(8)), "`m0` → … → `m6` → `m7`");
+        assert_eq!(
+            chain_keeping(&names(8), &[3]),
+            "`m0` → … → `m3` → … → `m6` → `m7`"
+        );
+    }
+
+    #[test]
+    fn sinks_are_named_for_what_they_are() {
+        assert_eq!(
+            sink_name("setIdempotencyKey(…)"),
+            "the SDK option `setIdempotencyKey`"
+        );
+        assert_eq!(
+            sink_name("the `Idempotency-Key` header"),
+            "the `Idempotency-Key` header"
+        );
+        assert_eq!(
+            sink_name("parameter `idempotencyKey` of `startOperation`"),
+            "parameter `idempotencyKey` of `startOperation`"
+        );
+        assert_eq!(
+            sink_name("header parameter `key` of `charge`"),
+            "the header parameter `key` of `charge`"
+        );
+    }
+
+    #[test]
+    fn a_finding_across_files_shows_its_call_path_and_every_step() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let billing = "import org.springframework.retry.annotation.Retryable;\n\
+            class Billing {\n\
+              private final Keys keys = new Keys();\n\
+              private final Client client = new Client();\n\
+              @Retryable\n\
+              public void charge(String orderId) {\n\
+                client.send(orderId, keys.newKey());\n\
+              }\n\
+            }\n";
+        let keys = "import java.util.UUID;\n\
+            class Keys {\n\
+              String newKey() { return UUID.randomUUID().toString(); }\n\
+            }\n";
+        let client = "class Client {\n\
+              void send(String orderId, String key) {\n\
+                Request r = new Request();\n\
+                r.header(\"Idempotency-Key\", key);\n\
+              }\n\
+            }\n\
+            class Request { void header(String n, String v) {} }\n";
+        for (name, text) in [
+            ("Billing.java", billing),
+            ("Keys.java", keys),
+            ("Client.java", client),
+        ] {
+            std::fs::write(dir.path().join(name), text).expect("written");
+        }
+        let report = crate::check(&crate::Options::new(vec![dir.path().to_path_buf()]))
+            .expect("the check runs");
+        let f = &report.findings[0];
+        assert!(
+            f.message
+                .contains("(`charge` → `Keys.newKey` → `UUID.randomUUID()`)")
+                && f.message
+                    .contains("as the `Idempotency-Key` header at Client.java:4")
+                && f.message.contains("(`charge` → `Client.send`)")
+                && f.message.len() < 300,
+            "{}",
+            f.message
+        );
+        let steps: Vec<(&str, u32)> = f
+            .steps
+            .iter()
+            .map(|s| (s.path.rsplit('/').next().unwrap_or(""), s.line))
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                ("Keys.java", 3),
+                ("Billing.java", 7),
+                ("Billing.java", 7),
+                ("Client.java", 4)
+            ],
+            "{:?}",
+            f.steps
+        );
+    }
 }

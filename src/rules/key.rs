@@ -121,7 +121,15 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
                 path.push(source.to_string());
             }
             let sink_path = reach::chain_names(project, &to_sink);
-            f.message = message::key_message(f, &regs, project, source, &path, &sink_path);
+            // The reported method stays named when a long path is shortened: the path to the
+            // sink starts there.
+            let primary = to_source.iter().position(|x| *x == g.method);
+            let keep: Vec<usize> = primary.filter(|_| to_sink.len() >= 2).into_iter().collect();
+            f.message = message::key_message(f, &regs, project, source, &path, &keep, &sink_path);
+            // The calls from the region to the reported method lead the code flow.
+            if let Some(p) = primary.filter(|p| *p >= 1) {
+                f.steps = reach::flow_steps(cx, regs[0], &to_source[..=p], noun, None);
+            }
             // The code flow: the source, the calls that return it, the calls that carry it on,
             // the sink.
             let new_value = match rule.source {

@@ -176,14 +176,13 @@ pub(super) fn chain_names(project: &Project, chain: &[MethodId]) -> Vec<String> 
 }
 
 /// The code flow of a region that reaches a call (a side effect, a key sink): the region, each
-/// call on the way (`chain`, from the region's method), and the call itself, labelled `last`.
+/// call on the way (`chain`, from the region's method), and the call itself with its label.
 pub(super) fn flow_steps(
     cx: &Context,
     r: &Region,
     chain: &[MethodId],
     noun: &str,
-    call: &flow::Loc,
-    last: String,
+    call: Option<(&flow::Loc, String)>,
 ) -> Vec<crate::findings::Related> {
     use crate::findings::related;
     let project = cx.project;
@@ -199,6 +198,8 @@ pub(super) fn flow_steps(
             steps.push(related(project, &l, what));
         }
     }
-    steps.push(related(project, call, last));
+    if let Some((call, last)) = call {
+        steps.push(related(project, call, last));
+    }
     steps
 }

@@ -120,7 +120,7 @@ fn check(cx: &Context) -> Vec<Finding> {
             );
             let here = flow::Loc { file: m.0, span: f.span };
             let last = format!("{}: no idempotency key", f.source);
-            f.steps = reach::flow_steps(cx, regs[0], &chain, noun, &here, last);
+            f.steps = reach::flow_steps(cx, regs[0], &chain, noun, Some((&here, last)));
             f
         })
         .collect()

@@ -165,7 +165,7 @@ fn check(cx: &Context) -> Vec<Finding> {
                 RULE.consequence
             );
             let last = effect.message.clone();
-            f.steps = reach::flow_steps(cx, r, &chain, "run", &call, last);
+            f.steps = reach::flow_steps(cx, r, &chain, "run", Some((&call, last)));
             f.sinks = vec![effect];
             f.rows.add_region(&r.row);
             match e.kind {
