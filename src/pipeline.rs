@@ -86,7 +86,8 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
     } else {
         analyse_every_file(&found.java, opts, cat, &cache, &mut report)
     };
-    syntax_warnings(&project, &mut report);
+    let recovered = findings::recovery::drop_recovered(&project, &mut findings);
+    syntax_warnings(&project, &recovered, &mut report);
     depth_warnings(&project, &mut report);
     let scope = crate::workspace::ReportScope::new(opts.report_scope.as_deref(), &found.java);
     scope.count(&found.java, &mut report);
@@ -250,17 +251,32 @@ fn analyse_every_file(
     (project, findings, truncated)
 }
 
-/// A warning for each file with syntax errors (the rest of it is still analysed).
-fn syntax_warnings(project: &index::Project, report: &mut Report) {
+/// A warning for each file with syntax errors: it is partially parsed. The rest of it is still
+/// analysed; `recovered` counts the findings dropped because they went through the part that
+/// tree-sitter could only recover (SPEC §7.6).
+fn syntax_warnings(
+    project: &index::Project,
+    recovered: &std::collections::BTreeMap<String, usize>,
+    report: &mut Report,
+) {
     for f in &project.files {
         if let Some(first) = f.facts.syntax_errors.first() {
             report.summary.files_with_syntax_errors += 1;
+            let dropped = match recovered.get(&f.path) {
+                Some(1) => {
+                    "; 1 finding through the methods around them is not reported".to_string()
+                }
+                Some(n) => {
+                    format!("; {n} findings through the methods around them are not reported")
+                }
+                None => String::new(),
+            };
             report.errors.push(FileError {
                 path: f.path.clone(),
                 kind: crate::ErrorKind::Syntax,
                 severity: crate::Severity::Warning,
                 message: format!(
-                    "{} syntax error(s); the rest of the file is still analysed",
+                    "partially parsed: {} syntax error(s); the rest of the file is still analysed{dropped}",
                     f.facts.syntax_errors.len()
                 ),
                 line: Some(f.facts.line_of(first.start)),
@@ -339,6 +355,7 @@ fn read_texts(paths: &[PathBuf], findings: &[Finding], opts: &Options, report: &
             .iter()
             .chain(&f.regions)
             .chain(&f.via)
+            .chain(&f.steps)
             .map(|r| &r.path);
         for path in std::iter::once(&f.path).chain(related) {
             if !report.texts.contains_key(path)

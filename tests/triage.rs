@@ -59,9 +59,9 @@ fn concise_is_one_line_per_finding_with_its_path() {
     let (code, out, err) = run(dir.path(), &["check", "--no-cache", "--format", "concise"]);
     assert_eq!(code, 1);
     insta::assert_snapshot!(out, @r"
-    src/Clock.java:7:31: RL002 System.currentTimeMillis() is read on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key at line 7: each retry sends a new key
-    src/Clock.java:8:25: RL001 UUID.randomUUID() is evaluated on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key at line 8: each retry sends a new key
-    src/Pay.java:7:25: RL001 UUID.randomUUID() is evaluated on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key at line 7: each retry sends a new key
+    src/Clock.java:7:31: RL002 System.currentTimeMillis() is read on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key as the SDK option `setIdempotencyKey` at line 7: each retry sends a new key
+    src/Clock.java:8:25: RL001 UUID.randomUUID() is evaluated on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key as the SDK option `setIdempotencyKey` at line 8: each retry sends a new key
+    src/Pay.java:7:25: RL001 UUID.randomUUID() is evaluated on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key as the SDK option `setIdempotencyKey` at line 7: each retry sends a new key
     3 findings (RL001: 2, RL002: 1) in 2 Java files
     ");
     // The summary line once: at the end of the report, not again on standard error.
@@ -299,7 +299,7 @@ fn text_frames_label_the_source_inside_the_sink_call_and_do_not_wrap_in_a_pipe()
     insta::assert_snapshot!(out, @r"
     RL001 random-idempotency-key-in-retry
 
-      × UUID.randomUUID() is evaluated on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key at line 7: each retry sends a new key
+      × UUID.randomUUID() is evaluated on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key as the SDK option `setIdempotencyKey` at line 7: each retry sends a new key
        ╭─[Pay.java:7:25]
      4 │ class Pay {
      5 │   @Retryable
@@ -407,11 +407,11 @@ fn suppression_near_misses_are_reported_once() {
     let dir = repo(&[("Pay.java", &pay("Pay", body))]);
     let (_, out, _) = run(dir.path(), &["check", "--no-cache", "--format", "concise"]);
     insta::assert_snapshot!(out, @r"
-    Pay.java:7:25: RL001 UUID.randomUUID() is evaluated on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key at line 7: each retry sends a new key
+    Pay.java:7:25: RL001 UUID.randomUUID() is evaluated on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key as the SDK option `setIdempotencyKey` at line 7: each retry sends a new key
     Pay.java:7:59: RL101 `retrylint: ignore RL001` is not a suppression and suppresses nothing: write `// retrylint:ignore RL001 -- reason`
     Pay.java:8:59: RL101 `retrylint:ignore RL001 because the client retries` names unknown rules `because`, `the`, `client`, `retries`; a reason follows ` -- `, as in `retrylint:ignore RL001 -- reason`
     Pay.java:11:8: RL101 `retrylint:disable` is not a suppression and suppresses nothing: write `// retrylint:ignore RL001 -- reason`
-    Pay.java:12:25: RL001 UUID.randomUUID() is evaluated on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key at line 12: each retry sends a new key
+    Pay.java:12:25: RL001 UUID.randomUUID() is evaluated on every attempt of the @Retryable method `pay` (line 5) and becomes the idempotency key as the SDK option `setIdempotencyKey` at line 12: each retry sends a new key
     5 findings (RL001: 2, RL101: 3) in 1 Java file; 3 suppressed
     ");
 }
@@ -482,7 +482,8 @@ fn a_staged_helper_is_blocked_by_the_finding_in_its_unchanged_caller() {
     let (code, out, _) = run(dir.path(), &args("src/Keys.java"));
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.starts_with("src/Billing.java:7:25: RL001 forOrder()"),
+        out.starts_with("src/Billing.java:7:25: RL001 UUID.randomUUID()")
+            && out.contains("(`charge` → `Keys.forOrder` → `UUID.randomUUID()`)"),
         "{out}"
     );
     let (code, out, _) = run(dir.path(), &args("src/Clean.java"));

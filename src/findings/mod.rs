@@ -3,6 +3,7 @@
 
 pub mod message;
 pub mod order;
+pub mod recovery;
 pub mod rule;
 
 pub use order::finish;
@@ -85,6 +86,9 @@ pub struct Finding {
     pub via: Option<Related>,
     pub sinks: Vec<Related>,
     pub regions: Vec<Related>,
+    /// The code flow, in execution order from the per-attempt value (or the region) to the sink
+    /// or side effect: every call on the path, each with what it does (SARIF `codeFlows`).
+    pub steps: Vec<Related>,
     /// The catalogue rows that made it (not part of the fingerprint).
     pub rows: Rows,
     /// Stable across unrelated edits: rule, file, method and the normalized source line.
@@ -134,6 +138,7 @@ impl Finding {
             via: None,
             sinks: Vec::new(),
             regions: Vec::new(),
+            steps: Vec::new(),
             rows: Rows::default(),
             fingerprint: String::new(),
         }

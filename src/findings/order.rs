@@ -74,6 +74,7 @@ pub fn finish(findings: &mut [Finding], texts: &BTreeMap<String, String>) {
             .iter_mut()
             .chain(f.regions.iter_mut())
             .chain(f.via.iter_mut())
+            .chain(f.steps.iter_mut())
         {
             r.column = col(&r.path, r.span, false);
             r.end_column = col(&r.path, r.span, true);

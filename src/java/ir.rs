@@ -119,8 +119,12 @@ pub struct FileFacts {
     pub imports: Vec<Import>,
     pub classes: Vec<Class>,
     pub methods: Vec<Method>,
-    /// Spans tree-sitter could not parse (ERROR or MISSING nodes).
+    /// Spans tree-sitter could not parse (ERROR or MISSING nodes), and malformed unicode
+    /// escapes.
     pub syntax_errors: Vec<Span>,
+    /// The ERROR and MISSING nodes alone: where tree-sitter's error recovery may have given
+    /// the code around them another structure (a method nested into the one before it).
+    pub recovered: Vec<Span>,
     /// Byte offset at which each line starts.
     pub line_starts: Vec<u32>,
     /// The suppression directives written in the file (comments and `@SuppressWarnings`

@@ -169,7 +169,12 @@ impl Translated {
 
 /// Calls `f` on every span of `facts`.
 fn spans_of_facts(facts: &mut FileFacts, f: &mut dyn FnMut(&mut Span)) {
-    for s in facts.syntax_errors.iter_mut().chain(&mut facts.too_deep) {
+    for s in facts
+        .syntax_errors
+        .iter_mut()
+        .chain(&mut facts.recovered)
+        .chain(&mut facts.too_deep)
+    {
         f(s);
     }
     for d in &mut facts.directives {

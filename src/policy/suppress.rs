@@ -162,6 +162,7 @@ fn diagnostic(rule: &'static Rule, d: &Directive, message: String) -> Finding {
         via: None,
         sinks: Vec::new(),
         regions: Vec::new(),
+        steps: Vec::new(),
         rows: Default::default(),
         fingerprint: String::new(),
     }

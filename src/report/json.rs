@@ -21,6 +21,7 @@ fn finding(f: &Finding) -> Value {
         "via": f.via,
         "sinks": f.sinks,
         "regions": f.regions,
+        "steps": f.steps,
         "rows": f.rows,
         "fingerprint": f.fingerprint,
     })

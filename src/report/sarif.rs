@@ -216,9 +216,12 @@ fn result(
         refs.push(format!("[the key sink]({id})"));
         related.push(json!({ "id": id, "physicalLocation": related_physical(uris, s), "message": { "text": s.message } }));
     }
-    for r in &f.regions {
+    for (i, r) in f.regions.iter().enumerate() {
         id += 1;
-        refs.push(format!("[the region]({id})"));
+        // The message names at most three regions; the others are related locations only.
+        if i < crate::findings::message::REGIONS_NAMED {
+            refs.push(format!("[the region]({id})"));
+        }
         related.push(json!({ "id": id, "physicalLocation": related_physical(uris, r), "message": { "text": r.message } }));
     }
     if let Some(v) = &f.via {
@@ -238,16 +241,13 @@ fn result(
         };
         format!("{}{stop} See {}.", message.trim_end(), refs.join(", "))
     };
-    let primary = physical(uris, &f.path, f.line, f.column, f.end_line, f.end_column);
-    let mut flow = vec![
-        json!({ "location": { "physicalLocation": primary, "message": { "text": format!("{} (per-attempt value)", f.source) } } }),
-    ];
-    if let Some(v) = &f.via {
-        flow.push(json!({ "location": { "physicalLocation": related_physical(uris, v), "message": { "text": v.message } } }));
-    }
-    for s in &f.sinks {
-        flow.push(json!({ "location": { "physicalLocation": related_physical(uris, s), "message": { "text": s.message } } }));
-    }
+    // The code flow, every step with what it does there: from the per-attempt value through the
+    // calls on its path to the sink, or from the region (the scheduler) to the call it reaches.
+    let flow: Vec<Value> = f
+        .steps
+        .iter()
+        .map(|s| json!({ "location": { "physicalLocation": related_physical(uris, s), "message": { "text": s.message } } }))
+        .collect();
     let line_hash = hashes
         .get(f.path.as_str())
         .and_then(|h| h.get(f.line as usize - 1))
@@ -271,8 +271,8 @@ fn result(
     if !f.rows.is_empty() {
         v["properties"] = json!({ "retrylint/rows": f.rows });
     }
-    // A diagnostic about a suppression (RL100, RL101) has no flow and nothing related.
-    if !refs.is_empty() {
+    // A diagnostic about a suppression (RL100, RL101) has no flow.
+    if !flow.is_empty() {
         v["codeFlows"] = json!([ { "threadFlows": [ { "locations": flow } ] } ]);
     }
     v

@@ -250,7 +250,9 @@ pub fn render(
                 elsewhere.push(format!("{} at {}:{}", f.rule.related_label, s.path, s.line));
             }
         }
-        for r in &f.regions {
+        // As many regions as the message names; the others are counted.
+        let named = crate::findings::message::REGIONS_NAMED;
+        for r in f.regions.iter().take(named) {
             if r.path == f.path {
                 labels.push(LabeledSpan::new_with_span(
                     Some("re-executed region".into()),
@@ -259,6 +261,9 @@ pub fn render(
             } else {
                 elsewhere.push(format!("region at {}:{}", r.path, r.line));
             }
+        }
+        if f.regions.len() > named {
+            elsewhere.push(format!("{} more regions", f.regions.len() - named));
         }
         if let Some(v) = &f.via {
             elsewhere.push(format!("{} ({}:{})", v.message, v.path, v.line));

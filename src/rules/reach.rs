@@ -56,13 +56,13 @@ pub(super) fn covering(cx: &Context, m: MethodId, src: &flow::SourceSite, t: u32
 
 /// The chain of methods from a region's code to `target` (BFS over the call graph; with
 /// `unguarded`, only calls not under a cluster-wide lock — a flow fact, a lock held at the call,
-/// that the interpreter records), as `Class.method` names.
-pub(super) fn call_path(
+/// that the interpreter records); empty when `target` is not reached.
+pub(super) fn region_path(
     cx: &Context,
     r: &Region,
     target: MethodId,
     unguarded: bool,
-) -> Vec<String> {
+) -> Vec<MethodId> {
     let mut parent: HashMap<MethodId, Option<MethodId>> = HashMap::new();
     let mut queue = std::collections::VecDeque::new();
     for p in &r.parts {
@@ -92,16 +92,10 @@ pub(super) fn call_path(
             }
         }
     }
-    let project = cx.project;
     let mut chain = Vec::new();
     let mut cur = parent.contains_key(&target).then_some(target);
     while let Some(m) = cur {
-        let mm = project.method(m);
-        chain.push(format!(
-            "{}.{}",
-            project.class(project.class_of(m)).name,
-            mm.name
-        ));
+        chain.push(m);
         cur = parent.get(&m).copied().flatten();
         if chain.len() > 64 {
             break;
@@ -109,4 +103,113 @@ pub(super) fn call_path(
     }
     chain.reverse();
     chain
+}
+
+/// The innermost method of `loc`'s file whose declaration holds `loc` (a lambda's code belongs
+/// to the method that writes it).
+pub(super) fn method_at(project: &Project, loc: &flow::Loc) -> Option<MethodId> {
+    project.files[loc.file as usize]
+        .facts
+        .methods
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.span.start <= loc.span.start && loc.span.end <= m.span.end)
+        .min_by_key(|(_, m)| m.span.end - m.span.start)
+        .map(|(i, _)| (loc.file, i as u32))
+}
+
+/// The methods on a shortest chain of calls from `from` to `to` (both included; `[from]` when
+/// they are the same method, empty when `to` is not reached).
+pub(super) fn method_chain(cx: &Context, from: MethodId, to: MethodId) -> Vec<MethodId> {
+    let mut parent: HashMap<MethodId, Option<MethodId>> = HashMap::new();
+    parent.insert(from, None);
+    let mut queue = std::collections::VecDeque::from([from]);
+    while let Some(m) = queue.pop_front() {
+        if m == to {
+            break;
+        }
+        for (_, c) in cx.graph.edges(m) {
+            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(*c) {
+                e.insert(Some(m));
+                queue.push_back(*c);
+            }
+        }
+    }
+    let mut chain = Vec::new();
+    let mut cur = parent.contains_key(&to).then_some(to);
+    while let Some(m) = cur {
+        chain.push(m);
+        cur = parent.get(&m).copied().flatten();
+        if chain.len() > 64 {
+            break;
+        }
+    }
+    chain.reverse();
+    chain
+}
+
+/// Where `caller` calls `callee` (its first such call, method reference or `new`).
+pub(super) fn call_site(cx: &Context, caller: MethodId, callee: MethodId) -> Option<flow::Loc> {
+    crate::semantic::callgraph::call_sites(cx.project, cx.cat, caller)
+        .into_iter()
+        .find(|(_, _, m)| *m == callee)
+        .map(|(_, span, _)| flow::Loc {
+            file: caller.0,
+            span,
+        })
+}
+
+/// `Class.method` of a project method.
+pub(super) fn qualified(project: &Project, m: MethodId) -> String {
+    format!(
+        "{}.{}",
+        project.class(project.class_of(m)).name,
+        project.method(m).name
+    )
+}
+
+/// A chain of methods as a message names them: the first by its name (the region names its
+/// class), each other as `Class.method`, or by its name alone in the class of the one before.
+pub(super) fn chain_names(project: &Project, chain: &[MethodId]) -> Vec<String> {
+    chain
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let same_class = i == 0 || project.class_of(chain[i - 1]) == project.class_of(*m);
+            if same_class {
+                project.method(*m).name.clone()
+            } else {
+                qualified(project, *m)
+            }
+        })
+        .collect()
+}
+
+/// The code flow of a region that reaches a call (a side effect, a key sink): the region, each
+/// call on the way (`chain`, from the region's method), and the call itself with its label.
+pub(super) fn flow_steps(
+    cx: &Context,
+    r: &Region,
+    chain: &[MethodId],
+    noun: &str,
+    call: Option<(&flow::Loc, String)>,
+) -> Vec<crate::findings::Related> {
+    use crate::findings::related;
+    let project = cx.project;
+    let what = if r.scheduler {
+        format!("{}: fires on every replica", r.describe())
+    } else {
+        format!("{}: runs again on every {noun}", r.describe())
+    };
+    let mut steps = vec![related(project, &r.loc, what)];
+    for w in chain.windows(2) {
+        if let Some(l) = call_site(cx, w[0], w[1]) {
+            let what = format!("calls `{}`", qualified(project, w[1]));
+            steps.push(related(project, &l, what));
+        }
+    }
+    if let Some((call, last)) = call {
+        steps.push(related(project, call, last));
+    }
+    steps
 }

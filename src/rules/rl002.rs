@@ -60,6 +60,25 @@ declare_rule! {
     ///     String key = "c-" + System.currentTimeMillis(); // silent here; named by RL006
     /// }
     /// ```
+    ///
+    /// ## When it is silent: code tree-sitter could not parse
+    /// A file with a syntax error is analysed around it, but a method whose declaration holds
+    /// an ERROR or MISSING node is not trusted: error recovery may have nested the methods after
+    /// an unclosed `try` into it. A finding whose source, sink, region or a call of its path
+    /// lies in such a method is not reported, and the file is reported as partially parsed (a
+    /// warning that leaves the exit status alone):
+    /// ```java
+    /// @Retryable
+    /// public void retryPayout(Payout p) {
+    ///     try {
+    ///         gateway.send(p);
+    ///     } catch (GatewayException e) {
+    ///         throw e;
+    ///                                      // the method's closing brace is missing
+    /// public void preview() {
+    ///     opts.setIdempotencyKey(UUID.randomUUID().toString());   // silent: not retryPayout's
+    /// }
+    /// ```
     RULE {
         id: "RL002",
         name: "clock-idempotency-key-in-retry",

@@ -65,6 +65,25 @@ declare_rule! {
     ///     return Charge.create(params);               // silent here; named by RL006
     /// }
     /// ```
+    ///
+    /// ## When it is silent: code tree-sitter could not parse
+    /// A file with a syntax error is analysed around it, but a method whose declaration holds
+    /// an ERROR or MISSING node is not trusted: error recovery may have nested the methods after
+    /// an unclosed `try` into it. A finding whose source, sink, region or a call of its path
+    /// lies in such a method is not reported, and the file is reported as partially parsed (a
+    /// warning that leaves the exit status alone):
+    /// ```java
+    /// @Retryable
+    /// public void retryPayout(Payout p) {
+    ///     try {
+    ///         gateway.send(p);
+    ///     } catch (GatewayException e) {
+    ///         throw e;
+    ///                                      // the method's closing brace is missing
+    /// public void preview() {
+    ///     opts.setIdempotencyKey(UUID.randomUUID().toString());   // silent: not retryPayout's
+    /// }
+    /// ```
     RULE {
         id: "RL004",
         name: "unkeyed-side-effect-in-retry",
@@ -114,7 +133,8 @@ fn check(cx: &Context) -> Vec<Finding> {
     out.into_values()
         .map(|(mut f, regs, m)| {
             let regs: Vec<&Region> = regs.iter().map(|i| &cx.regions[*i]).collect();
-            let path = message::through(&reach::call_path(cx, regs[0], m, false));
+            let chain = reach::region_path(cx, regs[0], m, false);
+            let path = message::through(&reach::chain_names(project, &chain));
             for r in &regs {
                 f.rows.add_region(&r.row);
                 f.regions.push(related(project, &r.loc, format!("{}: re-executed", r.describe())));
@@ -125,6 +145,9 @@ fn check(cx: &Context) -> Vec<Finding> {
                 f.source,
                 message::region_phrase(project, &f.path, &regs)
             );
+            let here = flow::Loc { file: m.0, span: f.span };
+            let last = format!("{}: no idempotency key", f.source);
+            f.steps = reach::flow_steps(cx, regs[0], &chain, noun, Some((&here, last)));
             f
         })
         .collect()

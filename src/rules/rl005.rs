@@ -87,6 +87,25 @@ declare_rule! {
     ///     }                           // this job is still RL005 on every replica
     /// }
     /// ```
+    ///
+    /// ## When it is silent: code tree-sitter could not parse
+    /// A file with a syntax error is analysed around it, but a method whose declaration holds
+    /// an ERROR or MISSING node is not trusted: error recovery may have nested the methods after
+    /// an unclosed `try` into it. A finding whose source, sink, region or a call of its path
+    /// lies in such a method is not reported, and the file is reported as partially parsed (a
+    /// warning that leaves the exit status alone):
+    /// ```java
+    /// @Retryable
+    /// public void retryPayout(Payout p) {
+    ///     try {
+    ///         gateway.send(p);
+    ///     } catch (GatewayException e) {
+    ///         throw e;
+    ///                                      // the method's closing brace is missing
+    /// public void preview() {
+    ///     opts.setIdempotencyKey(UUID.randomUUID().toString());   // silent: not retryPayout's
+    /// }
+    /// ```
     RULE {
         id: "RL005",
         name: "unlocked-scheduled-side-effect",
@@ -183,22 +202,23 @@ fn check(cx: &Context) -> Vec<Finding> {
             continue;
         };
         let path = project.files[r.loc.file as usize].path.clone();
-        let effect = related(
-            project,
-            &Loc {
-                file: m.0,
-                span: e.span,
-            },
-            format!("reached: {}", e.label),
-        );
-        let at = if effect.path == path {
-            format!("line {}", effect.line)
-        } else {
-            format!("{}:{}", effect.path, effect.line)
+        let call = Loc {
+            file: m.0,
+            span: e.span,
         };
         let what = match e.kind {
-            flow::EffectKind::KeySink => format!("an idempotency key ({})", e.label),
+            flow::EffectKind::KeySink => message::sink_name(&e.label),
             flow::EffectKind::SideEffect { .. } => e.label.clone(),
+        };
+        let effect = related(
+            project,
+            &call,
+            format!("reached with no cluster-wide lock: {what}"),
+        );
+        let at = message::at(&path, &effect.path, effect.line);
+        let what = match e.kind {
+            flow::EffectKind::KeySink => format!("an idempotency key ({what})"),
+            flow::EffectKind::SideEffect { .. } => what,
         };
         let owner = project
             .all_methods()
@@ -207,12 +227,15 @@ fn check(cx: &Context) -> Vec<Finding> {
             .unwrap_or_else(|| r.owner.clone());
         out.entry((r.loc.file, r.loc.span)).or_insert_with(|| {
             let mut f = Finding::new(&RULE, project, r.loc.file, r.loc.span, owner, r.describe());
+            let chain = reach::region_path(cx, r, *m, true);
             f.message = format!(
                 "{} runs on every replica and reaches {what} at {at}{} with no cluster-wide lock: {}",
                 r.describe(),
-                message::through(&reach::call_path(cx, r, *m, true)),
+                message::through(&reach::chain_names(project, &chain)),
                 RULE.consequence
             );
+            let last = effect.message.clone();
+            f.steps = reach::flow_steps(cx, r, &chain, "run", Some((&call, last)));
             f.sinks = vec![effect];
             f.rows.add_region(&r.row);
             match e.kind {

@@ -158,11 +158,7 @@ fn check(cx: &Context) -> Vec<Finding> {
                 .iter()
                 .take(3)
                 .map(|l| {
-                    let at = if &l.path == path {
-                        format!("line {}", l.line)
-                    } else {
-                        format!("{}:{}", l.path, l.line)
-                    };
+                    let at = crate::findings::message::at(path, &l.path, l.line);
                     format!("{} at {at} (`{}`)", l.rule.id, l.source)
                 })
                 .collect();
@@ -175,6 +171,26 @@ fn check(cx: &Context) -> Vec<Finding> {
                 ". Once it fires, it would report {}{more}",
                 named.join(", ")
             ));
+            // The code flow: the dead retry, then each finding it would have.
+            let here = crate::dataflow::Loc { file, span };
+            f.steps.push(crate::findings::related(
+                project,
+                &here,
+                format!("{} `{}`: never retried", r.label, r.owner),
+            ));
+            for l in would.iter().take(3) {
+                let mut step = crate::findings::Related {
+                    path: l.path.clone(),
+                    span: l.span,
+                    line: l.line,
+                    column: 0,
+                    end_line: l.end_line,
+                    end_column: 0,
+                    message: String::new(),
+                };
+                step.message = format!("{} once the retry fires: {}", l.rule.id, l.source);
+                f.steps.push(step);
+            }
         }
         out.push(f);
     }

@@ -18,15 +18,29 @@ pub fn callees(
     factories: &dyn Factories,
     id: MethodId,
 ) -> Vec<(ScopeId, MethodId)> {
-    let mut v = Edges(Vec::new());
-    walk(project, factories, id, &mut v);
-    let mut out = v.0;
+    let mut out: Vec<(ScopeId, MethodId)> = call_sites(project, factories, id)
+        .into_iter()
+        .map(|(scope, _, m)| (scope, m))
+        .collect();
     out.sort();
     out.dedup();
     out
 }
 
-struct Edges(Vec<(ScopeId, MethodId)>);
+/// Every call, method reference and `new` of method `id` that may run a project method: its
+/// scope, its span and the method, in evaluation order (a finding's call path is shown at these
+/// sites).
+pub fn call_sites(
+    project: &Project,
+    factories: &dyn Factories,
+    id: MethodId,
+) -> Vec<(ScopeId, Span, MethodId)> {
+    let mut v = Edges(Vec::new());
+    walk(project, factories, id, &mut v);
+    v.0
+}
+
+struct Edges(Vec<(ScopeId, Span, MethodId)>);
 
 impl<'p> Visitor<'p> for Edges {
     fn call(&mut self, body: &Body<'p>, c: &'p Call, recv_is_type: bool) {
@@ -38,7 +52,7 @@ impl<'p> Visitor<'p> for Edges {
         };
         let class = project.class_of(body.id);
         for m in project.resolve_call(class, c, recv) {
-            self.0.push((c.scope, m));
+            self.0.push((c.scope, c.span, m));
         }
     }
 
@@ -54,7 +68,7 @@ impl<'p> Visitor<'p> for Edges {
             )
         });
         for x in targets {
-            self.0.push((m.scope, x));
+            self.0.push((m.scope, m.span, x));
         }
     }
 
@@ -63,10 +77,10 @@ impl<'p> Visitor<'p> for Edges {
         let ty = body.with_typer(|t| t.resolve(&n.ty));
         if let super::TypeRef::Project(k) = ty {
             for m in project.constructors(k, n.args.len()) {
-                self.0.push((n.scope, m));
+                self.0.push((n.scope, n.span, m));
             }
             if let Some(init) = project.class(k).initializer {
-                self.0.push((n.scope, (k.0, init as u32)));
+                self.0.push((n.scope, n.span, (k.0, init as u32)));
             }
         }
     }

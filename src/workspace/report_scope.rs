@@ -50,7 +50,7 @@ impl ReportScope {
     }
 
     /// Is any place the finding involves in the scope: its primary location, the helper that
-    /// evaluates the value, a key sink or a region? So a helper changed to return a random key
+    /// evaluates the value, a step of its path, a key sink or a region? So a helper changed to return a random key
     /// is blocked although the finding is reported in its unchanged caller.
     pub fn holds(&self, f: &crate::Finding) -> bool {
         self.contains(&f.path)
@@ -58,6 +58,7 @@ impl ReportScope {
                 .iter()
                 .chain(&f.sinks)
                 .chain(&f.regions)
+                .chain(&f.steps)
                 .any(|r| self.contains(&r.path))
     }
 

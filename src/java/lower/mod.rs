@@ -144,6 +144,7 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.facts.syntax_errors.sort();
+        self.facts.recovered = self.facts.syntax_errors.clone();
     }
 
     pub(super) fn args(&mut self, n: Node<'_>) -> Vec<Expr> {
