@@ -173,6 +173,8 @@ pub struct SinkHeaders {
     pub setters: Vec<String>,
     /// Methods that put an entry into a map or a JSON object.
     pub entry_setters: Vec<String>,
+    /// The row of each setter method, for the rows a finding lists.
+    pub setter_rows: HashMap<String, String>,
     pub names: KeyNames,
     pub annotations: Vec<String>,
     pub containers: Vec<KeyContainer>,
@@ -537,6 +539,11 @@ impl Catalogue {
                         .iter()
                         .filter(|h| h.entry)
                         .flat_map(|h| h.methods.iter().cloned())
+                        .collect(),
+                    setter_rows: k
+                        .header_setter
+                        .iter()
+                        .flat_map(|h| h.methods.iter().map(|m| (m.clone(), h.id.clone())))
                         .collect(),
                     names: {
                         let mut names = KeyNames::default();

@@ -202,6 +202,7 @@ impl Model for Catalogue {
             name,
             field,
             value_arg: i + 1,
+            row: h.setter_rows.get(call.name()).cloned().unwrap_or_default(),
         })
     }
 

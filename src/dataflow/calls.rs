@@ -215,7 +215,7 @@ impl Cx<'_> {
         if let Some(k) = named
             && let Some(t) = args.get(k.value_arg).cloned()
         {
-            self.key_sink(&t, here, k.label(), String::new(), c);
+            self.key_sink(&t, here, k.label(), k.row, c);
         }
         // Durable stores (`ctx.setAttribute("key", v)`).
         if let Some(StoreAccess::Write { key_arg, value_arg }) = self.model.store(&c.name)

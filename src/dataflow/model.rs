@@ -106,6 +106,8 @@ pub struct NamedKey {
     pub field: KeyField,
     /// The argument that holds the key.
     pub value_arg: usize,
+    /// The id of the row that makes the call a setter.
+    pub row: String,
 }
 
 impl NamedKey {
