@@ -110,12 +110,14 @@ macro_rules! each_table {
         $apply!(sources, parameter, "source");
         $apply!(sources, factory, "source");
         $apply!(sources, coarse, "source");
+        $apply!(sources, stored, "source");
         $apply!(sinks, method, "sink");
         $apply!(sinks, header, "sink");
         $apply!(sinks, header_setter, "sink");
         $apply!(sinks, header_annotation, "sink");
         $apply!(sinks, constructor, "sink");
         $apply!(sinks, parameter, "sink");
+        $apply!(sinks, container, "sink");
         $apply!(guards, absence, "guard");
         $apply!(guards, presence, "guard");
         $apply!(guards, absent_fallback, "guard");
@@ -150,6 +152,7 @@ pub struct Sources {
     pub parameter: Vec<ParameterSource>,
     pub factory: Vec<Factory>,
     pub coarse: CoarseConversions,
+    pub stored: Vec<StoredRead>,
 }
 
 /// The `[[sources.coarse]]` rows joined: a conversion of any row strips the kinds of all rows.
@@ -170,9 +173,61 @@ pub struct Sinks {
 
 #[derive(Debug, Default)]
 pub struct SinkHeaders {
+    /// Methods that set a header (or a field of a header-like object).
     pub setters: Vec<String>,
-    pub names: Vec<String>,
+    /// Methods that put an entry into a map or a JSON object.
+    pub entry_setters: Vec<String>,
+    /// The row of each setter method, for the rows a finding lists.
+    pub setter_rows: HashMap<String, String>,
+    pub names: KeyNames,
     pub annotations: Vec<String>,
+    pub containers: Vec<KeyContainer>,
+}
+
+/// The `[[sinks.header]]` rows joined, normalized (lowercase, no `-` or `_`).
+#[derive(Debug, Default)]
+pub struct KeyNames {
+    pub exact: Vec<String>,
+    /// (stem, tails): ends with the stem, optionally followed by one of its row's tails.
+    pub stems: Vec<(String, Vec<String>)>,
+    pub suffixes: Vec<String>,
+    /// Every word a key name must contain (the exact names, the stems and the suffixes), as
+    /// written in the rows: the prefilter's words.
+    pub words: Vec<String>,
+}
+
+impl KeyNames {
+    fn add(&mut self, row: HeaderNames) {
+        let tails: Vec<String> = row.tails.iter().map(|t| normalize(t)).collect();
+        for n in &row.names {
+            self.exact.push(normalize(n));
+        }
+        for st in &row.stems {
+            self.stems.push((normalize(st), tails.clone()));
+        }
+        for sf in &row.suffixes {
+            self.suffixes.push(normalize(sf));
+        }
+        self.words
+            .extend(row.names.into_iter().chain(row.stems).chain(row.suffixes));
+    }
+
+    /// Is `name` a key name? Compared lowercase, without `-` and `_`.
+    pub fn matches(&self, name: &str) -> bool {
+        let n = normalize(name);
+        if n.is_empty() {
+            return false;
+        }
+        self.exact.contains(&n)
+            || self.suffixes.iter().any(|s| n.ends_with(s.as_str()))
+            || self.stems.iter().any(|(stem, tails)| {
+                n.ends_with(stem.as_str())
+                    || tails.iter().any(|t| {
+                        n.strip_suffix(t.as_str())
+                            .is_some_and(|rest| rest.ends_with(stem.as_str()))
+                    })
+            })
+    }
 }
 
 /// Normalized (lowercase, no `-` or `_`).
@@ -484,12 +539,36 @@ impl Catalogue {
                 parameter: s.parameter,
                 factory: s.factory,
                 coarse,
+                stored: s.stored,
             },
             sinks: Sinks {
                 methods: k.method,
                 headers: SinkHeaders {
-                    setters: methods(k.header_setter),
-                    names: k.header.into_iter().flat_map(|h| h.names).collect(),
+                    setters: k
+                        .header_setter
+                        .iter()
+                        .filter(|h| !h.entry)
+                        .flat_map(|h| h.methods.iter().cloned())
+                        .collect(),
+                    entry_setters: k
+                        .header_setter
+                        .iter()
+                        .filter(|h| h.entry)
+                        .flat_map(|h| h.methods.iter().cloned())
+                        .collect(),
+                    setter_rows: k
+                        .header_setter
+                        .iter()
+                        .flat_map(|h| h.methods.iter().map(|m| (m.clone(), h.id.clone())))
+                        .collect(),
+                    names: {
+                        let mut names = KeyNames::default();
+                        for row in k.header {
+                            names.add(row);
+                        }
+                        names
+                    },
+                    containers: k.container,
                     annotations: k
                         .header_annotation
                         .into_iter()
@@ -550,9 +629,9 @@ impl Catalogue {
             || self.sinks.parameters.equals.contains(&n)
     }
 
+    /// Is `name` (of a header, a body field, a map entry) an idempotency key's name?
     pub fn is_idempotency_header(&self, name: &str) -> bool {
-        let n = normalize(name);
-        self.sinks.headers.names.iter().any(|h| normalize(h) == n)
+        self.sinks.headers.names.matches(name)
     }
 }
 

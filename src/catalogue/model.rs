@@ -1,10 +1,10 @@
 //! The compiled catalogue answers the engine's questions: it is the data-flow model of the
 //! frameworks and libraries its rows describe.
 
-use super::{Catalogue, glob};
+use super::{Catalogue, Holds, glob};
 use crate::dataflow::model::{
-    AnnotationUse, Check, ComputeOnce, Factories, Form, KeySink, Model, SideEffectMatch, Site,
-    SourceKind, SourceMatch, StoreAccess,
+    AnnotationUse, Check, ComputeOnce, Factories, Form, KeyField, KeySink, Model, NamedKey,
+    SideEffectMatch, Site, SourceKind, SourceMatch, StoreAccess,
 };
 use crate::workspace::scan::{EffectWords, SideEffectWords};
 
@@ -141,6 +141,22 @@ impl Model for Catalogue {
         hit.then_some(co.kinds.as_slice())
     }
 
+    fn stored_read(&self, call: &dyn Site) -> bool {
+        if call.form() != Form::Instance {
+            return false;
+        }
+        let name = call.name();
+        let known = call.receiver_known();
+        self.sources.stored.iter().any(|row| {
+            row.methods.iter().any(|m| glob(m, name))
+                && if known {
+                    row.classes.iter().any(|k| call.receiver_inherits(k))
+                } else {
+                    row.any_receiver
+                }
+        })
+    }
+
     fn key_sinks(&self, call: &dyn Site) -> Vec<KeySink<'_>> {
         if call.form() == Form::New {
             return self
@@ -165,12 +181,40 @@ impl Model for Catalogue {
             .collect()
     }
 
-    fn key_header(&self, call: &dyn Site) -> Option<String> {
-        if !self.sinks.headers.setters.iter().any(|m| m == call.name()) || call.arg_count() < 2 {
+    fn named_key(&self, call: &dyn Site) -> Option<NamedKey> {
+        let h = &self.sinks.headers;
+        let entry = has_name(&h.entry_setters, call.name());
+        if !entry && !has_name(&h.setters, call.name()) {
             return None;
         }
-        call.arg_constant(0)
-            .filter(|h| self.is_idempotency_header(h))
+        // `Map.of(k1, v1, k2, v2, …)`: every name position of an entry call; one otherwise.
+        let pairs = if entry { call.arg_count() / 2 } else { 1 };
+        let (i, name) = (0..pairs)
+            .filter(|i| 2 * i + 1 < call.arg_count())
+            .find_map(|i| {
+                call.arg_constant(2 * i)
+                    .filter(|n| self.is_idempotency_header(n))
+                    .map(|n| (2 * i, n))
+            })?;
+        let holds = h
+            .containers
+            .iter()
+            .find(|c| c.classes.iter().any(|k| call.receiver_is(k)))
+            .map(|c| c.holds);
+        let field = match holds {
+            Some(Holds::NoKeys) => return None,
+            Some(Holds::Headers) => KeyField::Header,
+            Some(Holds::BodyFields) => KeyField::BodyField,
+            // HTTP header names are written with `-`; field names are not.
+            None if entry && !name.contains('-') => KeyField::BodyField,
+            None => KeyField::Header,
+        };
+        Some(NamedKey {
+            name,
+            field,
+            value_arg: i + 1,
+            row: h.setter_rows.get(call.name()).cloned().unwrap_or_default(),
+        })
     }
 
     fn is_key_param(&self, name: &str) -> bool {
@@ -349,7 +393,7 @@ impl Catalogue {
                 .flat_map(|r| r.annotations.iter().chain(&r.enabled_by))
                 .collect(),
             key_classes: sinks.constructor.iter().flat_map(|c| &c.classes).collect(),
-            header_names: &sinks.headers.names,
+            header_names: &sinks.headers.names.words,
             param_contains: &sinks.parameters.contains,
             param_equals: &sinks.parameters.equals,
             side_effects: self

@@ -134,13 +134,47 @@ row!(Coarse, |r| {
     }));
     format!("not {}: {}", kinds.join(", "), few(&calls))
 });
+row!(StoredRead, |r| format!(
+    "stored values: {} of {}",
+    few(&r.methods),
+    few(&r.classes)
+));
 row!(MethodNames, |r| few(&r.methods));
 row!(SinkMethod, |r| format!(
     "argument {} of {}",
     r.arg,
     few(&r.names)
 ));
-row!(HeaderNames, |r| format!("header {}", few(&r.names)));
+row!(HeaderNames, |r| {
+    let mut parts = Vec::new();
+    if !r.names.is_empty() {
+        parts.push(format!("key names {}", few(&r.names)));
+    }
+    if !r.stems.is_empty() {
+        let tails = if r.tails.is_empty() {
+            String::new()
+        } else {
+            format!(" (then {})", few(&r.tails))
+        };
+        parts.push(format!("key names ending {}{tails}", few(&r.stems)));
+    }
+    if !r.suffixes.is_empty() {
+        parts.push(format!("key names ending {}", few(&r.suffixes)));
+    }
+    parts.join("; ")
+});
+row!(HeaderSetter, |r| {
+    let what = if r.entry { "entries" } else { "headers" };
+    format!("{what} set with {}", few(&r.methods))
+});
+row!(KeyContainer, |r| {
+    let holds = match r.holds {
+        Holds::Headers => "headers",
+        Holds::BodyFields => "body fields",
+        Holds::NoKeys => "no keys",
+    };
+    format!("entries of {} are {holds}", few(&r.classes))
+});
 row!(Annotations, |r| format!(
     "parameters annotated @{}",
     few(&r.annotations)

@@ -313,7 +313,7 @@ pub struct OperatorArgs {
 pub use crate::dataflow::SourceKind;
 
 /// Per-attempt values: `[[sources.source]]`, `[[sources.counter]]`, `[[sources.parameter]]`,
-/// `[[sources.factory]]`, `[[sources.coarse]]`.
+/// `[[sources.factory]]`, `[[sources.coarse]]`, `[[sources.stored]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SourceTables {
@@ -323,6 +323,21 @@ pub struct SourceTables {
     pub parameter: Vec<ParameterSource>,
     pub factory: Vec<Factory>,
     pub coarse: Vec<Coarse>,
+    pub stored: Vec<StoredRead>,
+}
+
+/// Reads from storage: what they return was stored before the attempt, even when a per-attempt
+/// value bounds the query (`findByStatusAndDueBefore(PENDING, Instant.now())`). Instance
+/// methods (`*` globs) on a receiver of one of `classes` (or a project type extending one);
+/// `any_receiver`: also when the receiver's type is unknown.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoredRead {
+    pub id: String,
+    pub classes: Vec<String>,
+    pub methods: Vec<String>,
+    #[serde(default)]
+    pub any_receiver: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -386,16 +401,52 @@ pub struct MethodNames {
 }
 
 /// Key sinks: `[[sinks.method]]`, `[[sinks.header]]`, `[[sinks.header_setter]]`,
-/// `[[sinks.header_annotation]]`, `[[sinks.constructor]]`, `[[sinks.parameter]]`.
+/// `[[sinks.header_annotation]]`, `[[sinks.constructor]]`, `[[sinks.parameter]]`,
+/// `[[sinks.container]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SinkTables {
     pub method: Vec<SinkMethod>,
     pub header: Vec<HeaderNames>,
-    pub header_setter: Vec<MethodNames>,
+    pub header_setter: Vec<HeaderSetter>,
     pub header_annotation: Vec<Annotations>,
     pub constructor: Vec<SinkConstructor>,
     pub parameter: Vec<SinkParameter>,
+    pub container: Vec<KeyContainer>,
+}
+
+/// Calls that write a named value into a request: `headers.set(name, value)`,
+/// `body.put(name, value)`, `Map.of(name, value)`. The value (argument 1) is a key when the
+/// name (argument 0) is a key name.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeaderSetter {
+    pub id: String,
+    pub methods: Vec<String>,
+    /// A map entry or a JSON field: a body field, unless its container is a header map
+    /// (`[[sinks.container]]`) or its name is written the way HTTP headers are, with `-`.
+    #[serde(default)]
+    pub entry: bool,
+}
+
+/// What the named values written into an object of one of `classes` are.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyContainer {
+    pub id: String,
+    pub classes: Vec<String>,
+    pub holds: Holds,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Holds {
+    /// Request or message headers.
+    Headers,
+    /// Fields of a request body or message payload (a JSON object).
+    BodyFields,
+    /// Nothing sent to a deduplicating system: a logging context, tracing attributes.
+    NoKeys,
 }
 
 /// Methods on any receiver whose argument `arg` is the key.
@@ -408,12 +459,21 @@ pub struct SinkMethod {
     pub arg: usize,
 }
 
-/// Idempotency header names (compared lowercase, without `-` and `_`).
+/// Key names: of a header, a body field or a map entry (compared lowercase, without `-` and
+/// `_`). A name is a key name when it equals one of `names`; or ends with one of `stems`,
+/// optionally followed by one of `tails`, after any prefix; or ends with one of `suffixes`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HeaderNames {
     pub id: String,
+    #[serde(default)]
     pub names: Vec<String>,
+    #[serde(default)]
+    pub stems: Vec<String>,
+    #[serde(default)]
+    pub tails: Vec<String>,
+    #[serde(default)]
+    pub suffixes: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

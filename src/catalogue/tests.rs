@@ -15,6 +15,37 @@ fn builtin_catalogue_parses() {
     assert!(c.is_idempotency_header("idempotency-key"));
     assert!(c.is_idempotency_header("PAYPAL_REQUEST_ID"));
     assert!(!c.is_idempotency_header("X-Request-Id"));
+    // SPEC 5: key names by pattern, and providers' own names.
+    for yes in [
+        "Idempotence-Key",
+        "X-Idempotency-Key",
+        "chargebee-idempotency-key",
+        "Square-Idempotency-Key",
+        "idempotency_key",
+        "idempotencyKey",
+        "Idempotency-Token",
+        "X-Idempotent-Id",
+        "idempotency",
+        "MessageDeduplicationId",
+        "dedup_key",
+        "clientToken",
+        "ClientRequestToken",
+        "PayPal-Request-Id",
+        "Cko-Idempotency-Key",
+    ] {
+        assert!(c.is_idempotency_header(yes), "{yes}");
+    }
+    for no in [
+        "idempotency_expiry",
+        "Idempotency-Replayed",
+        "X-Correlation-Id",
+        "traceId",
+        "request_id",
+        "deduplicationScope",
+        "",
+    ] {
+        assert!(!c.is_idempotency_header(no), "{no}");
+    }
     assert_eq!(c.key_sink_arg("setIdempotencyKey"), Some(0));
     assert_eq!(c.key_sink_arg("setRequestId"), None);
 }

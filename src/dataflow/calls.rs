@@ -183,6 +183,11 @@ impl Cx<'_> {
             return t;
         }
 
+        // A read from storage returns what was stored, whatever bounds the query (SPEC 6).
+        if self.model.stored_read(&CallSite::call(self, c)) {
+            return Taint::new();
+        }
+
         // Project methods.
         let on_this = matches!(c.recv, None | Some(Expr::This(_)));
         let recv_type = match &c.recv {
@@ -263,7 +268,7 @@ impl Cx<'_> {
             .iter()
             .map(|k| (k.arg, k.row.to_string()))
             .collect();
-        let header = self.model.key_header(&site);
+        let named = self.model.named_key(&site);
         // Key sinks by method name, on any receiver.
         for (arg, row) in sinks {
             let Some(t) = args.get(arg).cloned() else {
@@ -271,11 +276,11 @@ impl Cx<'_> {
             };
             self.key_sink(&t, here, self.sink_label(c), row, c);
         }
-        // Idempotency headers.
-        if let Some(h) = header
-            && let Some(t) = args.get(1).cloned()
+        // Keys under a key name: headers, body fields.
+        if let Some(k) = named
+            && let Some(t) = args.get(k.value_arg).cloned()
         {
-            self.key_sink(&t, here, format!("the `{h}` header"), String::new(), c);
+            self.key_sink(&t, here, k.label(), k.row, c);
         }
         // Durable stores (`ctx.setAttribute("key", v)`).
         if let Some(StoreAccess::Write {
@@ -546,7 +551,7 @@ impl Cx<'_> {
 
     pub(super) fn is_key_sink_call(&self, c: &Call) -> bool {
         let site = CallSite::call(self, c);
-        !self.model.key_sinks(&site).is_empty() || self.model.key_header(&site).is_some()
+        !self.model.key_sinks(&site).is_empty() || self.model.named_key(&site).is_some()
     }
 
     /// Request options received from the caller (`RequestOptions options` parameter).

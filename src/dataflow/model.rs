@@ -56,6 +56,9 @@ pub trait Site {
     /// Is the receiver's type `class` or a subtype of it (an unresolvable type by its simple
     /// name)? False when there is no receiver or its type cannot be told.
     fn receiver_is(&self, class: &str) -> bool;
+    /// Like [`Site::receiver_is`], and also when a project type declares `class` (a library
+    /// type) among its supertypes (`interface Payments extends JpaRepository<…>`).
+    fn receiver_inherits(&self, class: &str) -> bool;
     /// Argument `i` as written: a string literal's contents or a dotted name.
     fn arg_text(&self, i: usize) -> Option<String>;
     /// Argument `i`'s compile-time constant value.
@@ -89,6 +92,37 @@ pub struct SourceMatch<'m> {
 pub struct KeySink<'m> {
     pub arg: usize,
     pub row: &'m str,
+}
+
+/// What a named key is written into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyField {
+    /// A request or message header.
+    Header,
+    /// A field of a request body or message payload (a map entry, a JSON field).
+    BodyField,
+}
+
+/// A call that writes a value under a key name (`headers.set("Idempotency-Key", k)`,
+/// `body.put("idempotency_key", k)`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedKey {
+    pub name: String,
+    pub field: KeyField,
+    /// The argument that holds the key.
+    pub value_arg: usize,
+    /// The id of the row that makes the call a setter.
+    pub row: String,
+}
+
+impl NamedKey {
+    /// How a finding names the sink: "the `Idempotency-Key` header", "body field `key`".
+    pub fn label(&self) -> String {
+        match self.field {
+            KeyField::Header => format!("the `{}` header", self.name),
+            KeyField::BodyField => format!("body field `{}`", self.name),
+        }
+    }
 }
 
 /// A known non-idempotent call.
@@ -161,12 +195,16 @@ pub trait Model: Factories + Sync {
     /// A library call whose result keeps its operands' values except the per-attempt kinds
     /// returned (a coarse clock that only keeps the date, say).
     fn coarse_step(&self, call: &dyn Site) -> Option<&[SourceKind]>;
+    /// A read from storage (a repository finder, `EntityManager`, `JdbcTemplate.query…`): it
+    /// returns stored values, stable even when a per-attempt value bounds the query.
+    fn stored_read(&self, call: &dyn Site) -> bool;
 
     // Key sinks.
     /// The arguments of the call (or constructor) that are idempotency keys.
     fn key_sinks(&self, call: &dyn Site) -> Vec<KeySink<'_>>;
-    /// A call that sets an idempotency header: the header's name (the value is argument 1).
-    fn key_header(&self, call: &dyn Site) -> Option<String>;
+    /// A call that writes a key under a key name: a header, a body field. A logging context
+    /// or a tracing attribute is not one.
+    fn named_key(&self, call: &dyn Site) -> Option<NamedKey>;
     /// Is a parameter (or record component) a key by its name?
     fn is_key_param(&self, name: &str) -> bool;
     /// Is a parameter a key by its header annotation (`@RequestHeader("Idempotency-Key")`)? The

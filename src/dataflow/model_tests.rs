@@ -53,7 +53,10 @@ impl Model for TinyModel {
             Vec::new()
         }
     }
-    fn key_header(&self, _: &dyn Site) -> Option<String> {
+    fn stored_read(&self, _: &dyn Site) -> bool {
+        false
+    }
+    fn named_key(&self, _: &dyn Site) -> Option<NamedKey> {
         None
     }
     fn is_key_param(&self, _: &str) -> bool {

@@ -107,6 +107,27 @@ impl Site for CallSite<'_, '_> {
             .is_some_and(|t| self.cx.project.type_is(t, class))
     }
 
+    fn receiver_inherits(&self, class: &str) -> bool {
+        let Some(t) = self.recv_type() else {
+            return false;
+        };
+        let p = self.cx.project;
+        if p.type_is(t, class) {
+            return true;
+        }
+        let TypeRef::Project(c) = t else {
+            return false;
+        };
+        std::iter::once(*c)
+            .chain(p.supertypes_of(*c).iter().copied())
+            .any(|k| {
+                p.class(k).supertypes.iter().any(|s| {
+                    let ty = p.resolve_type(k.0, Some(k.1 as usize), s);
+                    p.type_is(&ty, class)
+                })
+            })
+    }
+
     fn arg_text(&self, i: usize) -> Option<String> {
         match self.args().get(i)?.peel() {
             Expr::Str(s, _) => Some(s.clone()),

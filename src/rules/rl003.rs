@@ -4,7 +4,9 @@ use crate::findings::Finding;
 declare_rule! {
     /// ## What it does
     /// Finds a retry or attempt counter — `RetryContext.getRetryCount()` from the callback's
-    /// context or `RetrySynchronizationManager.getContext()` — that becomes part of an
+    /// context or `RetrySynchronizationManager.getContext()`, the delivery count a broker puts on
+    /// a redelivered message (SQS `ApproximateReceiveCount`, JMS `JMSXDeliveryCount`, RabbitMQ
+    /// `x-delivery-count`, Kafka's delivery-attempt header) — that becomes part of an
     /// idempotency key. So does the counter of a hand-written retry — a loop that a `try` ends on
     /// success (`break`, `return`, or a flag its condition tests) and a `catch` lets go round
     /// (`do { …; launched = true; } while (!launched && ++n < 5)`), reported where it is
@@ -30,6 +32,20 @@ declare_rule! {
     /// Leave the counter out of the key. Use it only to decide what to do (a condition is not
     /// data flow and is not reported), or generate the key on the first attempt, store it with
     /// `ctx.setAttribute(…)` and read it back with `ctx.getAttribute(…)` on later attempts.
+    ///
+    /// ## When it is silent: iteration is not an attempt
+    /// Only the counter of a retry — a loop whose `try` ends it on success and whose `catch`
+    /// goes round again, a recursive retry — counts attempts. The index of any other loop, such
+    /// as a batching loop in a retried method, starts again on every attempt and gives the same
+    /// batch the same key each time:
+    /// ```java
+    /// @Retryable
+    /// public void settle(String runId, List<Payout> payouts) {
+    ///     for (int i = 0; i < payouts.size(); i += 50) {            // iteration: silent
+    ///         bank.submit(payouts.subList(i, Math.min(i + 50, payouts.size())), runId + "-" + i);
+    ///     }
+    /// }
+    /// ```
     ///
     /// ## When it is silent: retries that cannot fire
     /// A region counts only where the framework can run it again (RL006 reports the retry
