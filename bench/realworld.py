@@ -288,6 +288,12 @@ def print_report(results: list[RepoResult], out) -> None:
         state = "LOST   " if label.baseline == "found" else "missed "
         print(f"  {state} {label.rule} {label.repo} {label.path}:{label.line} -- {label.why}", file=out)
 
+    fps = [l for r in checked for l in r.fp]
+    if fps:
+        print(f"\nfalse positives still reported: {len(fps)}", file=out)
+        for label in sorted(fps, key=lambda l: l.key):
+            print(f"  {label.rule} {label.repo} {label.path}:{label.line} -- {label.why}", file=out)
+
     gone = [l for r in checked for l in r.gone_fp]
     if gone:
         print(f"\nfalse positives no longer reported: {len(gone)}", file=out)
