@@ -406,8 +406,16 @@ impl Cx<'_> {
             }
             let s = sums.of(*m);
             for p in &s.ret_params {
-                if let Some(a) = args.get(*p as usize) {
-                    union(&mut result, a);
+                let (idx, part) = match p {
+                    ParamPath::Whole(i) => (*i as usize, None),
+                    ParamPath::Field(i, f) => (*i as usize, Some(f)),
+                };
+                if let Some(a) = args.get(idx) {
+                    match part {
+                        // Only the property the callee reads comes back.
+                        Some(f) => union(&mut result, &self.field_of(c.args.get(idx), a, f)),
+                        None => union(&mut result, a),
+                    }
                 }
             }
             let recv = if on_this { None } else { c.recv.as_ref() };

@@ -43,6 +43,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         shapes: HashMap::new(),
         ret_shape: None,
         builders: HashSet::new(),
+        built: HashSet::new(),
         guarded: false,
         keep_cond: false,
         param_runs: BTreeMap::new(),
@@ -93,8 +94,14 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
                 });
                 cx.out.summary.ret_sources.entry(s.kind).or_insert(desc);
             }
-            Origin::Param(p) | Origin::ParamField(p, _) => {
-                cx.out.summary.ret_params.insert(*p);
+            Origin::Param(p) => {
+                cx.out.summary.ret_params.insert(ParamPath::Whole(*p));
+            }
+            Origin::ParamField(p, f) => {
+                cx.out
+                    .summary
+                    .ret_params
+                    .insert(ParamPath::Field(*p, f.clone()));
             }
             Origin::Field(f) => {
                 cx.out.summary.ret_fields.insert(f.clone());
@@ -184,6 +191,9 @@ pub(super) struct Cx<'p> {
     pub(super) ret_shape: Option<RetShape>,
     /// Locals that hold a builder.
     pub(super) builders: HashSet<String>,
+    /// Locals holding an object a builder chain made here, whose every written field is in the
+    /// environment: a field it does not list was never set.
+    pub(super) built: HashSet<String>,
     /// Parameters called as functions (`handler.accept(…)`), and whether every such call ran
     /// under a cluster-wide guard.
     pub(super) param_runs: BTreeMap<u16, bool>,

@@ -57,7 +57,9 @@ pub struct SourceDesc {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     pub ret_sources: BTreeMap<SourceKind, SourceDesc>,
-    pub ret_params: BTreeSet<u16>,
+    /// The parameters, or properties of parameters (`context.getServiceName()`), the return
+    /// value is made of: a caller passes only that part of its argument on.
+    pub ret_params: BTreeSet<ParamPath>,
     pub ret_fields: BTreeSet<String>,
     /// The parameters, or properties of parameters (`command.dedupeKey()`), that reach a key
     /// sink: a caller passes only that part of its argument.

@@ -244,7 +244,7 @@ fn summaries_join_in_any_order_and_settle() {
     let mut a = Summary::default();
     a.ret_sources
         .insert(SourceKind::Random, desc("newKey()", 40));
-    a.ret_params.insert(0);
+    a.ret_params.insert(ParamPath::Whole(0));
     let mut b = Summary::default();
     b.ret_sources
         .insert(SourceKind::Random, desc("UUID.randomUUID()", 10));
@@ -258,7 +258,7 @@ fn summaries_join_in_any_order_and_settle() {
         ab.ret_sources[&SourceKind::Random].label,
         "UUID.randomUUID()"
     );
-    assert!(ab.ret_keyed && ab.ret_params.contains(&0));
+    assert!(ab.ret_keyed && ab.ret_params.contains(&ParamPath::Whole(0)));
     let mut again = ab.clone();
     again.join(a);
     again.join(b);

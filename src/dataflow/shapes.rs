@@ -38,12 +38,24 @@ pub(super) struct Shape {
     pub(super) map: bool,
     /// A builder: a one-argument call on it sets the property named like the method.
     pub(super) builder: bool,
+    /// Every field written into the object is listed: a chain started by `builder()` here. A
+    /// field it does not list was never set (and holds nothing of the attempt).
+    pub(super) complete: bool,
 }
 
 impl Shape {
     pub(super) fn builder() -> Shape {
         Shape {
             builder: true,
+            ..Shape::default()
+        }
+    }
+
+    /// A builder started here (`Dto.builder()`): no field set yet.
+    fn fresh_builder() -> Shape {
+        Shape {
+            builder: true,
+            complete: true,
             ..Shape::default()
         }
     }
@@ -144,14 +156,23 @@ impl Cx<'_> {
             None | Some(Expr::This(_)) => return self.read_field(f),
             Some(e) => e,
         };
-        if let Some(v) = self.shapes.get(&e.span()).and_then(|s| s.fields.get(f)) {
-            return v.clone();
+        if let Some(s) = self.shapes.get(&e.span()) {
+            if let Some(v) = s.fields.get(f) {
+                return v.clone();
+            }
+            if s.complete && !s.map {
+                return Taint::new();
+            }
         }
         if let Some(p) = self.place_of(e) {
-            for q in [Place::prop(p.clone(), f), Place::key(p, f)] {
+            for q in [Place::prop(p.clone(), f), Place::key(p.clone(), f)] {
                 if let Some(v) = self.env.get(&q) {
                     return v.clone();
                 }
+            }
+            // A property the builder chain that made the object never set.
+            if p.as_local().is_some_and(|n| self.built.contains(n)) {
+                return Taint::new();
             }
         }
         part_of(t, f)
@@ -221,7 +242,7 @@ impl Cx<'_> {
             return;
         }
         if BUILDER_FACTORIES.contains(&c.name.as_str()) && c.args.is_empty() {
-            self.shapes.insert(c.span, Shape::builder());
+            self.shapes.insert(c.span, Shape::fresh_builder());
             return;
         }
         let Some(r) = recv.filter(|_| !recv_is_type) else {
@@ -246,6 +267,7 @@ impl Cx<'_> {
         }
         if args.len() == 1 {
             let prop = written_property(&c.name);
+            // A builder known only by its local: the fields set before are in the environment.
             let mut s = self
                 .shapes
                 .get(&r.peel().span())
@@ -287,10 +309,14 @@ impl Cx<'_> {
     /// `T x = <shaped value>` / `x = <shaped value>`: the fields of `x`.
     pub(super) fn object_fields(&mut self, local: &str, init: Option<&Expr>) {
         let shape = init.and_then(|e| self.shapes.get(&e.peel().span()).cloned());
+        self.built.remove(local);
         let Some(shape) = shape else {
             self.builders.remove(local);
             return;
         };
+        if shape.complete && !shape.builder && !shape.map {
+            self.built.insert(local.to_string());
+        }
         if shape.builder {
             self.builders.insert(local.to_string());
         } else {
@@ -407,6 +433,7 @@ impl Cx<'_> {
             fields: BTreeMap::new(),
             map: ret.map,
             builder: ret.builder,
+            complete: false,
         };
         let recv = if on_this { None } else { c.recv.as_ref() };
         for (f, flow) in &ret.fields {
