@@ -90,7 +90,7 @@ impl Cx<'_> {
                 let absent = check == Some(Check::Absent);
                 let present = check == Some(Check::Present);
                 if !absent && !present {
-                    return None;
+                    return self.predicate_guard(c);
                 }
                 // `x.isEmpty()` or `StringUtils.isEmpty(x)`
                 let target = match (&c.recv, c.args.first()) {
@@ -115,6 +115,38 @@ impl Cx<'_> {
             }
             _ => None,
         }
+    }
+
+    /// A project predicate on this class (`if (!hasIdempotencyKey(template))` with `boolean
+    /// hasIdempotencyKey(RequestTemplate t) { return t.headers().containsKey("Idempotency-Key"); }`):
+    /// the guard its one `return` expression is, written with the caller's arguments.
+    fn predicate_guard(&self, c: &Call) -> Option<Guard> {
+        if c.recv
+            .as_ref()
+            .is_some_and(|r| !matches!(r.peel(), Expr::This(_)))
+        {
+            return None;
+        }
+        let targets = self.project.resolve_call(self.class, c, None);
+        let [m] = targets.as_slice() else {
+            return None;
+        };
+        let callee = self.project.method(*m);
+        let body = callee.body.as_ref()?;
+        let [Stmt::Return(Some(e), _)] = body.as_slice() else {
+            return None;
+        };
+        if callee.params.len() != c.args.len() {
+            return None;
+        }
+        let with: HashMap<&str, &Expr> = callee
+            .params
+            .iter()
+            .map(|p| p.name.as_str())
+            .zip(c.args.iter())
+            .collect();
+        let inlined = substitute(e, &with, 0)?;
+        self.guard_of(&inlined)
     }
 
     /// Values generated on the absent branch and stored where the guard reads are stable; so is
@@ -341,4 +373,40 @@ impl Cx<'_> {
             _ => None,
         }
     }
+}
+
+/// `e` with the parameters named in `with` replaced by the caller's argument expressions;
+/// `None` for an expression a guard cannot be (a lambda, an assignment, a new object …).
+fn substitute(e: &Expr, with: &HashMap<&str, &Expr>, depth: usize) -> Option<Expr> {
+    if depth > 16 {
+        return None;
+    }
+    let sub = |x: &Expr| substitute(x, with, depth + 1);
+    Some(match e {
+        Expr::Name(n, _) => match with.get(n.as_str()) {
+            Some(a) => (*a).clone(),
+            None => e.clone(),
+        },
+        Expr::Call(c) => {
+            let mut c2 = (**c).clone();
+            c2.recv = match &c.recv {
+                Some(r) => Some(sub(r)?),
+                None => None,
+            };
+            c2.args = c.args.iter().map(sub).collect::<Option<Vec<_>>>()?;
+            Expr::Call(Box::new(c2))
+        }
+        Expr::Field(r, n, sp) => Expr::Field(Box::new(sub(r)?), n.clone(), *sp),
+        Expr::Binary(b) => Expr::Binary(Box::new(Binary {
+            op: b.op.clone(),
+            left: sub(&b.left)?,
+            right: sub(&b.right)?,
+            span: b.span,
+        })),
+        Expr::Not(x, sp) => Expr::Not(Box::new(sub(x)?), *sp),
+        Expr::Cast(t, x, sp) => Expr::Cast(t.clone(), Box::new(sub(x)?), *sp),
+        Expr::Op(xs, sp) => Expr::Op(xs.iter().map(sub).collect::<Option<Vec<_>>>()?, *sp),
+        Expr::This(_) | Expr::Str(..) | Expr::Lit(..) | Expr::Null(_) => e.clone(),
+        _ => return None,
+    })
 }
