@@ -105,19 +105,14 @@ impl Regions<'_> {
             parts.sort();
             parts.dedup();
             if !parts.is_empty() {
-                self.0.push(Region {
-                    label: row.label.clone(),
-                    owner: body.method.name.clone(),
-                    loc: Loc {
-                        file: body.id.0,
-                        span: c.name_span,
-                    },
-                    scheduler: false,
+                self.0.push(Region::at_call(
+                    &row.label,
+                    body.method.name.clone(),
+                    body.id.0,
+                    c,
                     parts,
-                    row: row.id.clone(),
-                    dead: None,
-                    report_dead: false,
-                });
+                    &row.id,
+                ));
             }
         }
     }

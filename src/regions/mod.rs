@@ -51,6 +51,31 @@ pub struct Region {
 }
 
 impl Region {
+    /// A live region that a call makes (a callback's argument, a flow step, a registered
+    /// interceptor), located at the call's name.
+    pub fn at_call(
+        label: &str,
+        owner: String,
+        file: u32,
+        call: &crate::java::ir::Call,
+        parts: Vec<Part>,
+        row: &str,
+    ) -> Region {
+        Region {
+            label: label.to_string(),
+            owner,
+            loc: Loc {
+                file,
+                span: call.name_span,
+            },
+            scheduler: false,
+            parts,
+            row: row.to_string(),
+            dead: None,
+            report_dead: false,
+        }
+    }
+
     pub fn describe(&self) -> String {
         if self.label.starts_with('@') {
             format!("the {} `{}`", self.label, self.owner)

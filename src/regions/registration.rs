@@ -82,19 +82,7 @@ impl<'p> Visitor<'p> for Calls<'_> {
             self.found.push((
                 row.id.clone(),
                 c.span,
-                Region {
-                    label: row.label.clone(),
-                    owner,
-                    loc: Loc {
-                        file: body.id.0,
-                        span: c.name_span,
-                    },
-                    scheduler: false,
-                    parts,
-                    row: row.id.clone(),
-                    dead: None,
-                    report_dead: false,
-                },
+                Region::at_call(&row.label, owner, body.id.0, c, parts, &row.id),
             ));
         }
     }

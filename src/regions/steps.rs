@@ -8,7 +8,7 @@ use super::{Part, Region};
 use crate::catalogue::StepRegion;
 use crate::java::ir::{Call, Expr, LambdaBody, Stmt};
 use crate::semantic::walk::{Body, Visitor, walk};
-use crate::semantic::{ClassRef, DeclaredSoFar, Loc, Project, TypeRef, Typer};
+use crate::semantic::{ClassRef, DeclaredSoFar, Project, TypeRef, Typer};
 
 /// The step region call `c` of method `body` adds under `row`, if the row's conditions hold.
 pub fn step_region(body: &Body<'_>, row: &StepRegion, c: &Call) -> Option<Region> {
@@ -45,18 +45,15 @@ pub fn step_region(body: &Body<'_>, row: &StepRegion, c: &Call) -> Option<Region
                 break;
             }
         }
-        (!parts.is_empty()).then(|| Region {
-            label: row.label.clone(),
-            owner: body.method.name.clone(),
-            loc: Loc {
-                file: body.id.0,
-                span: c.name_span,
-            },
-            scheduler: false,
-            parts,
-            row: row.id.clone(),
-            dead: None,
-            report_dead: false,
+        (!parts.is_empty()).then(|| {
+            Region::at_call(
+                &row.label,
+                body.method.name.clone(),
+                body.id.0,
+                c,
+                parts,
+                &row.id,
+            )
         })
     })
 }
