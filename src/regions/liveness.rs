@@ -106,7 +106,7 @@ impl Dead {
                         .join(", which calls ");
                     if *preamble {
                         format!(
-                            "its only statement calls {chain}, and in that method's body {body}"
+                            "after at most local declarations and logging calls, its body calls {chain} on `this`, which ends in a `try` that catches `{caught}` and does not rethrow, so no attempt fails once its work has started"
                         )
                     } else {
                         format!("its only statement calls {chain}, whose whole body {body}")
@@ -378,10 +378,11 @@ struct NeverFails {
 const DELEGATION_DEPTH: usize = 4;
 
 /// Does the body of `id` never fail? It does not when it swallows every failure
-/// ([`swallows_every_failure`]), or when its only statement (an expression statement or a
-/// `return`) calls a method on `this` or `super` with simple arguments (names, literals, field
-/// reads) and every project method that call may run never fails — followed
-/// [`DELEGATION_DEPTH`] calls deep, never through a method already on the chain (`seen`).
+/// ([`swallows_every_failure`]), or when its last statement (an expression statement or a
+/// `return`), after only preamble statements (as there), calls a method on `this` or `super`
+/// with simple arguments (names, literals, field reads) and every project method that call may
+/// run never fails — followed [`DELEGATION_DEPTH`] calls deep, never through a method already
+/// on the chain (`seen`).
 fn never_fails(project: &Project, id: MethodId, seen: &mut Vec<MethodId>) -> Option<NeverFails> {
     let body = project.method(id).body.as_ref()?;
     if let Some((caught, preamble)) = swallows_every_failure(body) {
@@ -394,10 +395,14 @@ fn never_fails(project: &Project, id: MethodId, seen: &mut Vec<MethodId>) -> Opt
     if seen.len() > DELEGATION_DEPTH {
         return None;
     }
-    let call = match body.as_slice() {
-        [Stmt::Expr(Expr::Call(c))] | [Stmt::Return(Some(Expr::Call(c)), _)] => c,
+    let (last, before) = body.split_last()?;
+    let call = match last {
+        Stmt::Expr(Expr::Call(c)) | Stmt::Return(Some(Expr::Call(c)), _) => c,
         _ => return None,
     };
+    if !before.iter().all(preamble_stmt) {
+        return None;
+    }
     let on_this = call.on_super
         || matches!(
             call.recv.as_ref().map(Expr::peel),
@@ -420,6 +425,7 @@ fn never_fails(project: &Project, id: MethodId, seen: &mut Vec<MethodId>) -> Opt
     }
     found.map(|mut nf| {
         nf.via.insert(0, call.name.clone());
+        nf.preamble |= !before.is_empty();
         nf
     })
 }

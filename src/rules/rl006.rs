@@ -23,8 +23,8 @@ declare_rule! {
     /// - a retried method whose body never fails: it is one `try` that catches `Exception`,
     ///   `RuntimeException` or `Throwable` and does not rethrow; or it ends in such a `try` after
     ///   only local declarations (whose initializers call no method on `this`) and logging calls
-    ///   (`log.warn(…)`), which can fail only before the work in the `try` starts; or its only
-    ///   statement calls a method on `this`/`super` with simple arguments (names, literals, field
+    ///   (`log.warn(…)`), which can fail only before the work in the `try` starts; or its last
+    ///   statement, after only such declarations and logging calls, calls a method on `this`/`super` with simple arguments (names, literals, field
     ///   reads) whose body never fails by these rules, followed a few calls deep — the message
     ///   names the delegated method. A message listener of these shapes is simply not
     ///   redelivered (no RL006);
