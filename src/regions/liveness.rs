@@ -33,10 +33,16 @@ pub enum Dead {
         /// The setting, as written in the catalogue row.
         setting: String,
     },
-    /// The whole body is one `try` that catches every exception and does not rethrow.
+    /// The body never fails: it ends in a `try` that catches every exception and does not
+    /// rethrow (after only local declarations and logging calls), or its only statement calls a
+    /// method on `this` whose body never fails.
     CatchesAll {
         /// The caught type as written (`Exception`).
         caught: String,
+        /// The methods on `this` the body delegates to, outermost first (empty: the body itself).
+        via: Vec<String>,
+        /// The `try` follows local declarations or logging calls.
+        preamble: bool,
     },
     /// An aspect inside the retry whose fallback turns every failure into a normal return.
     Fallback {
@@ -72,9 +78,41 @@ impl Dead {
             Dead::SingleAttempt { setting } => {
                 format!("the application sets `{setting}` to 1, so a failure is never retried")
             }
-            Dead::CatchesAll { caught } => format!(
-                "its whole body is a `try` that catches `{caught}` and does not rethrow, so no attempt ever fails"
-            ),
+            Dead::CatchesAll {
+                caught,
+                via,
+                preamble,
+            } => {
+                let body = if *preamble {
+                    format!(
+                        "only local declarations and logging calls come before a `try` that catches `{caught}` and does not rethrow, so no attempt fails once its work has started"
+                    )
+                } else {
+                    format!(
+                        "is a `try` that catches `{caught}` and does not rethrow, so no attempt ever fails"
+                    )
+                };
+                if via.is_empty() {
+                    if *preamble {
+                        format!("in its body {body}")
+                    } else {
+                        format!("its whole body {body}")
+                    }
+                } else {
+                    let chain = via
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", which calls ");
+                    if *preamble {
+                        format!(
+                            "after at most local declarations and logging calls, its body calls {chain} on `this`, which ends in a `try` that catches `{caught}` and does not rethrow, so no attempt fails once its work has started"
+                        )
+                    } else {
+                        format!("its only statement calls {chain}, whose whole body {body}")
+                    }
+                }
+            }
             Dead::Fallback {
                 aspect,
                 fallback,
@@ -197,9 +235,17 @@ pub fn dead_reason(
         }
     }
     if r.on_failure
-        && let Some(caught) = m.body.as_ref().and_then(swallows_every_failure)
+        && let Some(NeverFails {
+            caught,
+            via,
+            preamble,
+        }) = never_fails(project, id, &mut vec![id])
     {
-        return Some(Dead::CatchesAll { caught });
+        return Some(Dead::CatchesAll {
+            caught,
+            via,
+            preamble,
+        });
     }
     aspect_reason(project, cat, r, id)
 }
@@ -320,24 +366,199 @@ fn calls_named(body: &Block, name: &str) -> Vec<(bool, Option<usize>)> {
     out
 }
 
-/// The caught type when `body` is one `try` with a catch of every exception and no `throw` in
-/// its catch clauses or its `finally`.
-pub fn swallows_every_failure(body: &Block) -> Option<String> {
-    let [
+/// How a method body never fails (see [`never_fails`]).
+#[derive(Debug, PartialEq, Eq)]
+struct NeverFails {
+    caught: String,
+    via: Vec<String>,
+    preamble: bool,
+}
+
+/// How deep [`never_fails`] follows calls on `this`.
+const DELEGATION_DEPTH: usize = 4;
+
+/// Does the body of `id` never fail? It does not when it swallows every failure
+/// ([`swallows_every_failure`]), or when its last statement (an expression statement or a
+/// `return`), after only preamble statements (as there), calls a method on `this` or `super`
+/// with simple arguments (names, literals, field reads) and every project method that call may
+/// run never fails — followed [`DELEGATION_DEPTH`] calls deep, never through a method already
+/// on the chain (`seen`).
+fn never_fails(project: &Project, id: MethodId, seen: &mut Vec<MethodId>) -> Option<NeverFails> {
+    let body = project.method(id).body.as_ref()?;
+    if let Some((caught, preamble)) = swallows_every_failure(body) {
+        return Some(NeverFails {
+            caught,
+            via: Vec::new(),
+            preamble,
+        });
+    }
+    if seen.len() > DELEGATION_DEPTH {
+        return None;
+    }
+    let (last, before) = body.split_last()?;
+    let call = match last {
+        Stmt::Expr(Expr::Call(c)) | Stmt::Return(Some(Expr::Call(c)), _) => c,
+        _ => return None,
+    };
+    if !before.iter().all(preamble_stmt) {
+        return None;
+    }
+    let on_this = call.on_super
+        || matches!(
+            call.recv.as_ref().map(Expr::peel),
+            None | Some(Expr::This(_))
+        );
+    if !on_this || !call.args.iter().all(simple_arg) {
+        return None;
+    }
+    let targets = this_targets(project, id, call)?;
+    let mut found: Option<NeverFails> = None;
+    for t in targets {
+        if seen.contains(&t) {
+            return None;
+        }
+        seen.push(t);
+        let nf = never_fails(project, t, seen);
+        seen.pop();
+        let nf = nf?;
+        found.get_or_insert(nf);
+    }
+    found.map(|mut nf| {
+        nf.via.insert(0, call.name.clone());
+        nf.preamble |= !before.is_empty();
+        nf
+    })
+}
+
+/// The project methods a call on `this` (or `super`) from method `id` may run: the nearest
+/// declaration in its class and superclasses (for `super`, above its class) and the overrides in
+/// the subclasses of its class. `None` when one has no body (abstract, an interface's) or none is
+/// found.
+fn this_targets(
+    project: &Project,
+    id: MethodId,
+    call: &crate::java::ir::Call,
+) -> Option<Vec<MethodId>> {
+    let class = project.class_of(id);
+    let arity = call.args.len();
+    let declared: Vec<MethodId> = project
+        .methods_in_hierarchy(class, &call.name, arity)
+        .into_iter()
+        .filter(|m| !(call.on_super && project.class_of(*m) == class))
+        .collect();
+    let nearest = declared.first().map(|m| project.class_of(*m))?;
+    let mut targets: Vec<MethodId> = declared
+        .into_iter()
+        .filter(|m| project.class_of(*m) == nearest)
+        .collect();
+    if !call.on_super {
+        for sub in project.subtypes_of(class) {
+            for x in project.methods_of(*sub) {
+                let xm = project.method(*x);
+                if xm.name == call.name && !xm.is_ctor && xm.params.len() == arity {
+                    targets.push(*x);
+                }
+            }
+        }
+    }
+    targets.sort();
+    targets.dedup();
+    targets
+        .iter()
+        .all(|t| project.method(*t).body.is_some())
+        .then_some(targets)
+}
+
+/// An argument whose evaluation cannot fail in practice: a name, a literal, `this`, or a field
+/// read of one.
+fn simple_arg(e: &Expr) -> bool {
+    match e.peel() {
+        Expr::Name(..) | Expr::This(_) | Expr::Str(..) | Expr::Lit(..) | Expr::Null(_) => true,
+        Expr::Field(r, _, _) => simple_arg(r),
+        _ => false,
+    }
+}
+
+/// The caught type when `body` ends in a `try` with a catch of every exception and no `throw` in
+/// its catch clauses or its `finally`, and every statement before it is a local declaration
+/// whose initializer calls no method on `this` (nor holds a lambda or an anonymous class), or a
+/// logging call (a call of `trace`/`debug`/`info`/`warn`/`error` on `log`/`logger`). With
+/// whether such statements come first (a preamble). Such a statement can fail, but only before
+/// the work in the `try` starts: an attempt that reaches the `try` never fails, so that work
+/// never runs twice.
+pub fn swallows_every_failure(body: &Block) -> Option<(String, bool)> {
+    let (
         Stmt::Try {
             catches, finally, ..
         },
-    ] = body.as_slice()
+        before,
+    ) = body.split_last()?
     else {
         return None;
     };
+    if !before.iter().all(preamble_stmt) {
+        return None;
+    }
     let caught = catches.iter().find_map(|(_, b)| match b.first() {
         Some(Stmt::Local { ty, init: None, .. }) if catches_all(ty) => Some(ty.clone()),
         _ => None,
     })?;
     let rethrows =
         catches.iter().any(|(_, b)| throws_in(b)) || finally.as_ref().is_some_and(throws_in);
-    (!rethrows).then_some(caught)
+    (!rethrows).then_some((caught, !before.is_empty()))
+}
+
+/// A statement that may come before the catch-all `try` of a body that never fails.
+fn preamble_stmt(s: &Stmt) -> bool {
+    match s {
+        Stmt::Local { init, .. } => init.as_ref().is_none_or(|e| !calls_this(e)),
+        Stmt::Expr(Expr::Call(c)) => {
+            const LEVELS: &[&str] = &["trace", "debug", "info", "warn", "error"];
+            let logger = matches!(
+                c.recv.as_ref().map(Expr::peel),
+                Some(Expr::Name(n, _)) if ["log", "logger"].contains(&n.to_ascii_lowercase().as_str())
+            );
+            logger && LEVELS.contains(&c.name.as_str())
+        }
+        _ => false,
+    }
+}
+
+/// Does evaluating `e` call a method on `this`, or run a lambda or an anonymous class?
+fn calls_this(e: &Expr) -> bool {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Call(c) => {
+                if c.on_super
+                    || matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)))
+                {
+                    return true;
+                }
+                stack.extend(c.recv.iter());
+                stack.extend(c.args.iter());
+            }
+            Expr::Lambda(_) | Expr::MethodRef(_) | Expr::Switch(..) => return true,
+            Expr::New(n) => {
+                if !n.anon.is_empty() {
+                    return true;
+                }
+                stack.extend(n.args.iter());
+            }
+            Expr::Field(r, _, _) | Expr::Not(r, _) | Expr::Cast(_, r, _) => stack.push(r),
+            Expr::Assign(a) => stack.extend([&a.target, &a.value]),
+            Expr::Ternary(a, b, c, _) => stack.extend([&**a, &**b, &**c]),
+            Expr::Binary(b) => stack.extend([&b.left, &b.right]),
+            Expr::Op(xs, _) => stack.extend(xs.iter()),
+            Expr::Name(..)
+            | Expr::This(_)
+            | Expr::Str(..)
+            | Expr::Lit(..)
+            | Expr::Null(_)
+            | Expr::Opaque(_) => {}
+        }
+    }
+    false
 }
 
 /// Does a `throw` statement run in `block` (not in a lambda or an anonymous class in it)?
@@ -382,9 +603,20 @@ fn aspect_reason(
 ) -> Option<Dead> {
     let m = project.method(id);
     let class = project.class_of(id);
-    let retry_order = r
-        .aspect_order
-        .map(|d| order_setting(project, id.0, r.aspect_property.as_deref(), d));
+    // A row with its own place among the aspects is compared with them; a row whose re-runs come
+    // from outside the bean (not `proxied`: a listener container, a binder) calls the method
+    // through every aspect, so each aspect's fallback is inside it. A proxied row with no place
+    // in the order is not compared.
+    let retry_order = match r.aspect_order {
+        Some(d) => Some(order_setting(
+            project,
+            id.0,
+            r.aspect_property.as_deref(),
+            d,
+        )),
+        None if r.on_failure && !r.proxied => Some(i64::MIN),
+        None => None,
+    };
     for a in &m.annotations {
         let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
         let Some(row) = cat
@@ -495,11 +727,14 @@ mod tests {
     #[test]
     fn a_catch_all_without_rethrow_swallows_every_failure() {
         let body = try_of(vec![("e".into(), vec![local("Exception"), Stmt::Jump])]);
-        assert_eq!(swallows_every_failure(&body), Some("Exception".into()));
+        assert_eq!(
+            swallows_every_failure(&body),
+            Some(("Exception".into(), false))
+        );
         let body = try_of(vec![("e".into(), vec![local("java.lang.Throwable")])]);
         assert_eq!(
             swallows_every_failure(&body),
-            Some("java.lang.Throwable".into())
+            Some(("java.lang.Throwable".into(), false))
         );
     }
 

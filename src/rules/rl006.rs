@@ -20,8 +20,14 @@ declare_rule! {
     ///   calls on `this` from inside the class (`sendPayout(…)`, `this.sendPayout(…)`): a call on
     ///   `this` never goes through the proxy. A public method, or one another bean calls, stays
     ///   retried (a public one may have callers outside the scanned code);
-    /// - a retried method whose whole body is one `try` that catches `Exception`,
-    ///   `RuntimeException` or `Throwable` and does not rethrow: no attempt ever fails;
+    /// - a retried method whose body never fails: it is one `try` that catches `Exception`,
+    ///   `RuntimeException` or `Throwable` and does not rethrow; or it ends in such a `try` after
+    ///   only local declarations (whose initializers call no method on `this`) and logging calls
+    ///   (`log.warn(…)`), which can fail only before the work in the `try` starts; or its last
+    ///   statement, after only such declarations and logging calls, calls a method on `this`/`super` with simple arguments (names, literals, field
+    ///   reads) whose body never fails by these rules, followed a few calls deep — the message
+    ///   names the delegated method. A message listener of these shapes is simply not
+    ///   redelivered (no RL006);
     /// - Resilience4j `@Retry` next to a `@CircuitBreaker`, `@RateLimiter`, `@Bulkhead` or
     ///   `@TimeLimiter` whose `fallbackMethod` takes `Exception`, `Throwable` or the only
     ///   exception the method declares: by default those aspects run *inside* the retry, so the
@@ -52,6 +58,20 @@ declare_rule! {
     ///
     /// private Receipt chargeLater(Order order, Exception e) {
     ///     return Receipt.pending(order);
+    /// }
+    /// ```
+    ///
+    /// Delegation to a method that swallows every failure:
+    /// ```java
+    /// @Retry(name = "payouts")                         // RL006: never fires
+    /// public void settle(String account, long amount) {
+    ///     payOutQuietly(account, amount);              // a call on `this`
+    /// }
+    ///
+    /// public void payOutQuietly(String account, long amount) {
+    ///     log.info("paying out {} to {}", amount, account);
+    ///     try { gateway.payOut(account, amount); }
+    ///     catch (Exception e) { log.error("payout failed", e); }   // no rethrow
     /// }
     /// ```
     ///
@@ -436,6 +456,44 @@ class Billing {
         let m = &report.findings[0].message;
         assert!(
             m.contains("private") && m.contains("RL001 at line 11"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn a_retry_delegating_to_a_swallowing_method_names_it() {
+        let java = r#"
+import com.stripe.model.Charge;
+import com.stripe.net.RequestOptions;
+import com.stripe.param.ChargeCreateParams;
+import io.github.resilience4j.retry.annotation.Retry;
+import java.util.UUID;
+
+class Billing {
+    @Retry(name = "stripe")
+    public Charge charge(ChargeCreateParams params) {
+        return chargeQuietly(params);
+    }
+
+    public Charge chargeQuietly(ChargeCreateParams params) {
+        log.info("charging");
+        try {
+            return Charge.create(params, RequestOptions.builder().setIdempotencyKey(UUID.randomUUID().toString()).build());
+        } catch (Exception e) {
+            log.error("charge failed", e);
+            return null;
+        }
+    }
+}
+"#;
+        assert_eq!(rules_of(java), vec!["RL006"]);
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(dir.path().join("Billing.java"), java).expect("written");
+        let report = crate::check(&crate::Options::new(vec![dir.path().to_path_buf()]))
+            .expect("the check runs");
+        let m = &report.findings[0].message;
+        assert!(
+            m.contains("`chargeQuietly`") && m.contains("`Exception`"),
             "{m}"
         );
     }
