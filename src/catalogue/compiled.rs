@@ -142,6 +142,9 @@ pub struct Catalogue {
     rows: Vec<RowInfo>,
     /// Method names that can make a call a source, for a cheap first test.
     source_names: NameSet,
+    /// Method names whose call can make a region (a callback, a pipeline operator, an
+    /// interceptor registration, a flow step), for a cheap first test of a body.
+    region_call_names: NameSet,
 }
 
 #[derive(Debug, Default)]
@@ -499,6 +502,18 @@ impl Catalogue {
                 source_names.add(m);
             }
         }
+        let mut region_call_names = NameSet::default();
+        let region_calls = (regions.callback.iter().flat_map(|r| &r.methods))
+            .chain(regions.pipeline.iter().flat_map(|r| &r.operators))
+            .chain(regions.interceptor.iter().flat_map(|r| {
+                r.register
+                    .iter()
+                    .chain(r.no_resend.iter().map(|n| &n.method))
+            }))
+            .chain(regions.step.iter().flat_map(|r| &r.methods));
+        for m in region_calls {
+            region_call_names.add(m);
+        }
         let mut coarse = CoarseConversions::default();
         for c in s.coarse {
             coarse.kinds.extend(c.kinds);
@@ -596,12 +611,19 @@ impl Catalogue {
             },
             rows,
             source_names,
+            region_call_names,
         }
     }
 
     /// Every row of the catalogue (the disabled ones left out), in file order.
     pub fn rows(&self) -> &[RowInfo] {
         &self.rows
+    }
+
+    /// Can a call of a method with this name make a region: a callback, a pipeline operator,
+    /// an interceptor registration, a flow step?
+    pub fn may_make_region(&self, method: &str) -> bool {
+        self.region_call_names.contains(method)
     }
 
     /// Can a call of a method with this name be a source (constructors aside)?

@@ -170,6 +170,103 @@ impl Stmt {
     }
 }
 
+/// A statement or an expression of a body: what the untyped walks of the IR visit.
+#[derive(Clone, Copy, Debug)]
+pub enum Node<'a> {
+    Stmt(&'a Stmt),
+    Expr(&'a Expr),
+}
+
+impl<'a> Node<'a> {
+    /// The nodes nested directly in this one, in source order: a statement's expressions and
+    /// the statements of its blocks; an expression's operands, and the bodies of its lambdas,
+    /// anonymous class methods and switch arms. Walks keep their own stack (no recursion, so
+    /// deep nesting cannot overflow it) and push these.
+    pub fn children(self, out: &mut Vec<Node<'a>>) {
+        let stmts = |b: &'a Block, out: &mut Vec<Node<'a>>| out.extend(b.iter().map(Node::Stmt));
+        match self {
+            Node::Stmt(s) => {
+                match s {
+                    Stmt::Local { init, .. } => out.extend(init.iter().map(Node::Expr)),
+                    Stmt::Expr(e) | Stmt::Throw(e) | Stmt::Return(Some(e), _) => {
+                        out.push(Node::Expr(e))
+                    }
+                    Stmt::If { cond, .. } => out.push(Node::Expr(cond)),
+                    Stmt::Loop {
+                        head,
+                        cond,
+                        update,
+                        body,
+                        each,
+                        ..
+                    } => {
+                        stmts(head, out);
+                        out.extend(each.iter().map(|(_, _, c)| Node::Expr(c)));
+                        out.extend(cond.iter().map(Node::Expr));
+                        out.extend(update.iter().map(Node::Expr));
+                        stmts(body, out);
+                        return;
+                    }
+                    _ => {}
+                }
+                for b in s.blocks() {
+                    stmts(b, out);
+                }
+            }
+            Node::Expr(e) => match e {
+                Expr::Call(c) => {
+                    out.extend(c.recv.iter().map(Node::Expr));
+                    out.extend(c.args.iter().map(Node::Expr));
+                }
+                Expr::New(n) => {
+                    out.extend(n.args.iter().map(Node::Expr));
+                    for a in &n.anon {
+                        stmts(&a.body, out);
+                    }
+                }
+                Expr::Lambda(l) => match &l.body {
+                    LambdaBody::Expr(x) => out.push(Node::Expr(x)),
+                    LambdaBody::Block(b) => stmts(b, out),
+                },
+                Expr::MethodRef(r) => out.push(Node::Expr(&r.recv)),
+                Expr::Field(r, _, _) | Expr::Not(r, _) | Expr::Cast(_, r, _) => {
+                    out.push(Node::Expr(r))
+                }
+                Expr::Assign(a) => out.extend([Node::Expr(&a.target), Node::Expr(&a.value)]),
+                Expr::Ternary(a, b, c, _) => {
+                    out.extend([Node::Expr(a), Node::Expr(b), Node::Expr(c)])
+                }
+                Expr::Binary(b) => out.extend([Node::Expr(&b.left), Node::Expr(&b.right)]),
+                Expr::Op(xs, _) => out.extend(xs.iter().map(Node::Expr)),
+                Expr::Switch(x, arms, _) => {
+                    out.push(Node::Expr(x));
+                    for a in arms {
+                        stmts(a, out);
+                    }
+                }
+                Expr::Name(..)
+                | Expr::This(_)
+                | Expr::Str(..)
+                | Expr::Lit(..)
+                | Expr::Null(_)
+                | Expr::Opaque(_) => {}
+            },
+        }
+    }
+
+    /// Every node of `block`, each before the nodes nested in it.
+    pub fn all(block: &'a Block) -> impl Iterator<Item = Node<'a>> {
+        let mut stack: Vec<Node<'a>> = block.iter().rev().map(Node::Stmt).collect();
+        let mut kids = Vec::new();
+        std::iter::from_fn(move || {
+            let n = stack.pop()?;
+            n.children(&mut kids);
+            stack.extend(kids.drain(..).rev());
+            Some(n)
+        })
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Stmt {
     Local {

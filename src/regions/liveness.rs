@@ -5,7 +5,7 @@
 //! order and the `[[regions.aspect]]` rows); no framework is named here.
 
 use crate::catalogue::{AnnotationRegion, AspectRow, Catalogue};
-use crate::java::ir::{Annotation, Block, Expr, Method, Stmt};
+use crate::java::ir::{Annotation, Block, Expr, Method, Node, Stmt};
 use crate::semantic::{ClassRef, MethodId, Project};
 use std::collections::HashMap;
 
@@ -298,72 +298,19 @@ fn only_self_invoked(project: &Project, id: MethodId) -> Option<usize> {
 /// The calls and method references named `name` in `body`: whether each is on `this` (or
 /// `super`, or written without a receiver), and its arity (`None` for a method reference).
 fn calls_named(body: &Block, name: &str) -> Vec<(bool, Option<usize>)> {
-    let mut out = Vec::new();
-    let mut stmts: Vec<&Stmt> = body.iter().collect();
-    let mut exprs: Vec<&Expr> = Vec::new();
-    loop {
-        if let Some(s) = stmts.pop() {
-            match s {
-                Stmt::Local { init, .. } => exprs.extend(init.iter()),
-                Stmt::Expr(e) | Stmt::Throw(e) | Stmt::Return(Some(e), _) => exprs.push(e),
-                Stmt::If { cond, .. } => exprs.push(cond),
-                Stmt::Loop {
-                    cond, update, each, ..
-                } => {
-                    exprs.extend(cond.iter());
-                    exprs.extend(update.iter());
-                    exprs.extend(each.iter().map(|(_, _, c)| c));
-                }
-                _ => {}
+    Node::all(body)
+        .filter_map(|n| match n {
+            Node::Expr(Expr::Call(c)) if c.name == name => {
+                let on_this = c.on_super
+                    || matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)));
+                Some((on_this, Some(c.args.len())))
             }
-            stmts.extend(s.blocks().into_iter().flatten());
-            continue;
-        }
-        let Some(e) = exprs.pop() else { break };
-        match e {
-            Expr::Call(c) => {
-                if c.name == name {
-                    let on_this = c.on_super
-                        || matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)));
-                    out.push((on_this, Some(c.args.len())));
-                }
-                exprs.extend(c.recv.iter());
-                exprs.extend(c.args.iter());
+            Node::Expr(Expr::MethodRef(r)) if r.name == name => {
+                Some((matches!(r.recv.peel(), Expr::This(_)), None))
             }
-            Expr::MethodRef(r) => {
-                exprs.push(&r.recv);
-                if r.name == name {
-                    out.push((matches!(r.recv.peel(), Expr::This(_)), None));
-                }
-            }
-            Expr::New(n) => {
-                exprs.extend(n.args.iter());
-                for a in &n.anon {
-                    stmts.extend(a.body.iter());
-                }
-            }
-            Expr::Lambda(l) => match &l.body {
-                crate::java::ir::LambdaBody::Expr(x) => exprs.push(x),
-                crate::java::ir::LambdaBody::Block(b) => stmts.extend(b.iter()),
-            },
-            Expr::Field(r, _, _) | Expr::Not(r, _) | Expr::Cast(_, r, _) => exprs.push(r),
-            Expr::Assign(a) => exprs.extend([&a.target, &a.value]),
-            Expr::Ternary(a, b, c, _) => exprs.extend([&**a, &**b, &**c]),
-            Expr::Binary(b) => exprs.extend([&b.left, &b.right]),
-            Expr::Op(xs, _) => exprs.extend(xs.iter()),
-            Expr::Switch(s, arms, _) => {
-                exprs.push(s);
-                stmts.extend(arms.iter().flatten());
-            }
-            Expr::Name(..)
-            | Expr::This(_)
-            | Expr::Str(..)
-            | Expr::Lit(..)
-            | Expr::Null(_)
-            | Expr::Opaque(_) => {}
-        }
-    }
-    out
+            _ => None,
+        })
+        .collect()
 }
 
 /// How a method body never fails (see [`never_fails`]).

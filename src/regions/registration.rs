@@ -19,14 +19,6 @@ use std::collections::{BTreeMap, BTreeSet};
 /// How deep an interceptor argument is followed through project methods returning it.
 const MAX_DEPTH: usize = 4;
 
-/// The method names that register an interceptor by a call, for a cheap first test of a body.
-pub fn registers(cat: &Catalogue, name: &str) -> bool {
-    cat.regions.interceptor.iter().any(|r| {
-        r.register.iter().any(|x| x == name)
-            || r.no_resend.as_ref().is_some_and(|n| n.method == name)
-    })
-}
-
 /// The interceptor regions made by the registration calls of method `id`.
 pub fn call_registrations(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<Region> {
     let mut v = Calls {

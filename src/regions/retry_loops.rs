@@ -1,7 +1,7 @@
 //! Hand-written retry loops, and the cheap test for methods that may hold a call-made region.
 
 use crate::catalogue::Catalogue;
-use crate::java::ir::{Block, Expr, LambdaBody, Method, Stmt};
+use crate::java::ir::{Block, Expr, Method, Node, Stmt};
 
 /// A hand-written retry loop (SPEC §3.2): a `try` in the body ends the loop on success — a
 /// `break` or `return`, or an assignment to a flag the loop condition tests — and one of its
@@ -39,49 +39,25 @@ pub fn is_retry_loop(cond: Option<&Expr>, update: &[Expr], body: &Block) -> bool
 /// Does each pass of the loop take another element: its counter indexes a list or an array
 /// (`urls.get(i)`, `pool[i]`), or its condition walks an iterator (`it.hasNext()`)?
 fn is_failover(cond: Option<&Expr>, update: &[Expr], body: &Block) -> bool {
-    let mut exprs: Vec<&Expr> = cond.into_iter().chain(update).collect();
-    let mut stmts: Vec<&Stmt> = body.iter().collect();
+    // Every expression of the loop's own passes: not those of a nested loop, nor the code of a
+    // lambda, an anonymous class, an object creation or a switch expression.
+    let mut stack: Vec<Node> = (cond.into_iter().chain(update).map(Node::Expr))
+        .chain(body.iter().map(Node::Stmt))
+        .collect();
     let mut all: Vec<&Expr> = Vec::new();
-    while let Some(s) = stmts.pop() {
-        match s {
-            Stmt::Local { init, .. } => exprs.extend(init.iter()),
-            Stmt::Expr(e) | Stmt::Throw(e) | Stmt::Return(Some(e), _) => exprs.push(e),
-            Stmt::If { cond, then, els } => {
-                exprs.push(cond);
-                stmts.extend(then.iter());
-                stmts.extend(els.iter().flatten());
+    while let Some(n) = stack.pop() {
+        match n {
+            Node::Stmt(Stmt::Loop { .. }) => {}
+            Node::Stmt(_) => n.children(&mut stack),
+            Node::Expr(e) => {
+                all.push(e);
+                if !matches!(
+                    e,
+                    Expr::New(_) | Expr::Lambda(_) | Expr::MethodRef(_) | Expr::Switch(..)
+                ) {
+                    n.children(&mut stack);
+                }
             }
-            Stmt::Try {
-                resources,
-                body,
-                catches,
-                finally,
-            } => {
-                stmts.extend(resources.iter());
-                stmts.extend(body.iter());
-                stmts.extend(catches.iter().flat_map(|(_, b)| b));
-                stmts.extend(finally.iter().flatten());
-            }
-            Stmt::Block(b) => stmts.extend(b.iter()),
-            _ => {}
-        }
-    }
-    while let Some(e) = exprs.pop() {
-        all.push(e);
-        match e {
-            Expr::Call(c) => {
-                exprs.extend(c.recv.iter());
-                exprs.extend(c.args.iter());
-            }
-            Expr::Field(r, _, _) | Expr::Not(r, _) | Expr::Cast(_, r, _) => exprs.push(r),
-            Expr::Assign(a) => {
-                exprs.push(&a.target);
-                exprs.push(&a.value);
-            }
-            Expr::Ternary(a, b, c, _) => exprs.extend([&**a, &**b, &**c]),
-            Expr::Binary(b) => exprs.extend([&b.left, &b.right]),
-            Expr::Op(xs, _) => exprs.extend(xs.iter()),
-            _ => {}
         }
     }
     // The loop's counters: what `++`, `--`, `+=`, `-=` change in it.
@@ -208,111 +184,13 @@ pub fn may_hold_region(m: &Method, cat: &Catalogue) -> bool {
     if super::recursion::may_retry_itself(m, cat) {
         return true;
     }
-    let wanted = |name: &str| {
-        cat.regions
-            .callback
-            .iter()
-            .any(|r| r.methods.iter().any(|x| x == name))
-            || cat
-                .regions
-                .pipeline
-                .iter()
-                .any(|r| r.operators.iter().any(|x| x == name))
-            || super::registration::registers(cat, name)
-            || super::steps::names_a_step(name, &cat.regions.step)
-    };
-    let mut stmts: Vec<&Stmt> = body.iter().collect();
-    let mut exprs: Vec<&Expr> = Vec::new();
-    loop {
-        if let Some(s) = stmts.pop() {
-            match s {
-                Stmt::Local { init, .. } => exprs.extend(init.iter()),
-                Stmt::Expr(e) | Stmt::Throw(e) | Stmt::Return(Some(e), _) => exprs.push(e),
-                Stmt::If { cond, then, els } => {
-                    exprs.push(cond);
-                    stmts.extend(then.iter());
-                    stmts.extend(els.iter().flatten());
-                }
-                Stmt::Loop { each: None, .. } => return true,
-                Stmt::Loop {
-                    head,
-                    cond,
-                    update,
-                    body,
-                    each: Some((_, _, coll)),
-                    ..
-                } => {
-                    stmts.extend(head.iter());
-                    exprs.extend(cond.iter());
-                    exprs.extend(update.iter());
-                    exprs.push(coll);
-                    stmts.extend(body.iter());
-                }
-                Stmt::Try {
-                    resources,
-                    body,
-                    catches,
-                    finally,
-                } => {
-                    stmts.extend(resources.iter());
-                    stmts.extend(body.iter());
-                    for (_, c) in catches {
-                        stmts.extend(c.iter());
-                    }
-                    stmts.extend(finally.iter().flatten());
-                }
-                Stmt::Block(b) => stmts.extend(b.iter()),
-                Stmt::Return(None, _) | Stmt::Break | Stmt::Continue | Stmt::Jump => {}
-            }
-            continue;
-        }
-        let Some(e) = exprs.pop() else { return false };
-        match e {
-            Expr::Call(c) => {
-                if wanted(&c.name) {
-                    return true;
-                }
-                exprs.extend(c.recv.iter());
-                exprs.extend(c.args.iter());
-            }
-            Expr::New(n) => {
-                exprs.extend(n.args.iter());
-                for a in &n.anon {
-                    stmts.extend(a.body.iter());
-                }
-            }
-            Expr::Field(r, _, _) | Expr::Not(r, _) | Expr::Cast(_, r, _) => exprs.push(r),
-            Expr::Lambda(l) => match &l.body {
-                LambdaBody::Expr(x) => exprs.push(x),
-                LambdaBody::Block(b) => stmts.extend(b.iter()),
-            },
-            Expr::MethodRef(r) => exprs.push(&r.recv),
-            Expr::Assign(a) => {
-                exprs.push(&a.target);
-                exprs.push(&a.value);
-            }
-            Expr::Ternary(a, b, c, _) => {
-                exprs.push(a);
-                exprs.push(b);
-                exprs.push(c);
-            }
-            Expr::Binary(b) => {
-                exprs.push(&b.left);
-                exprs.push(&b.right);
-            }
-            Expr::Op(xs, _) => exprs.extend(xs.iter()),
-            Expr::Switch(s, arms, _) => {
-                exprs.push(s);
-                for a in arms {
-                    stmts.extend(a.iter());
-                }
-            }
-            Expr::Name(..)
-            | Expr::This(_)
-            | Expr::Str(..)
-            | Expr::Lit(..)
-            | Expr::Null(_)
-            | Expr::Opaque(_) => {}
+    let mut stack: Vec<Node> = body.iter().map(Node::Stmt).collect();
+    while let Some(n) = stack.pop() {
+        match n {
+            Node::Stmt(Stmt::Loop { each: None, .. }) => return true,
+            Node::Expr(Expr::Call(c)) if cat.may_make_region(&c.name) => return true,
+            _ => n.children(&mut stack),
         }
     }
+    false
 }

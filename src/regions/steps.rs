@@ -192,8 +192,3 @@ fn passes_advice(
     }
     false
 }
-
-/// Methods of the project that hold a step call of some row (the cheap test).
-pub fn names_a_step(name: &str, rows: &[StepRegion]) -> bool {
-    rows.iter().any(|r| r.methods.iter().any(|m| m == name))
-}

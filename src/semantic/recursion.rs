@@ -3,7 +3,7 @@
 //! (`exceptionallyCompose(e -> attempt(n + 1))`) — runs its body again for the same operation.
 //! Which operators run on failure is catalogue data; this module only reads the code.
 
-use crate::java::ir::{Expr, LambdaBody, Method, Span, Stmt};
+use crate::java::ir::{Expr, Method, Node, Span, Stmt};
 
 /// How a method retries itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,61 +22,26 @@ pub fn retries_itself(m: &Method, on_failure: &dyn Fn(&str) -> bool) -> Option<R
         return None;
     }
     let body = m.body.as_ref()?;
-    let mut stmts: Vec<(&Stmt, bool)> = body.iter().map(|s| (s, false)).collect();
-    let mut exprs: Vec<(&Expr, bool)> = Vec::new();
+    // Each node with whether it runs on the failure path: in a `catch`, or in a function
+    // argument of an operator that runs only on failure.
+    let mut stack: Vec<(Node, bool)> = body.iter().map(|s| (Node::Stmt(s), false)).collect();
+    let mut kids: Vec<Node> = Vec::new();
     let mut call: Option<Span> = None;
     let mut counters: Vec<usize> = Vec::new();
-    loop {
-        if let Some((s, f)) = stmts.pop() {
-            match s {
-                Stmt::Local { init, .. } => exprs.extend(init.iter().map(|e| (e, f))),
-                Stmt::Expr(e) | Stmt::Throw(e) | Stmt::Return(Some(e), _) => exprs.push((e, f)),
-                Stmt::If { cond, then, els } => {
-                    exprs.push((cond, f));
-                    stmts.extend(then.iter().map(|s| (s, f)));
-                    if let Some(e) = els {
-                        stmts.extend(e.iter().map(|s| (s, f)));
-                    }
-                }
-                Stmt::Loop {
-                    head,
-                    cond,
-                    update,
-                    body,
-                    each,
-                    ..
-                } => {
-                    stmts.extend(head.iter().map(|s| (s, f)));
-                    exprs.extend(cond.iter().map(|e| (e, f)));
-                    exprs.extend(update.iter().map(|e| (e, f)));
-                    if let Some((_, _, coll)) = each {
-                        exprs.push((coll, f));
-                    }
-                    stmts.extend(body.iter().map(|s| (s, f)));
-                }
-                Stmt::Try {
-                    resources,
-                    body,
-                    catches,
-                    finally,
-                } => {
-                    stmts.extend(resources.iter().map(|s| (s, f)));
-                    stmts.extend(body.iter().map(|s| (s, f)));
-                    for (_, c) in catches {
-                        stmts.extend(c.iter().map(|s| (s, true)));
-                    }
-                    if let Some(b) = finally {
-                        stmts.extend(b.iter().map(|s| (s, f)));
-                    }
-                }
-                Stmt::Block(b) => stmts.extend(b.iter().map(|s| (s, f))),
-                Stmt::Return(None, _) | Stmt::Break | Stmt::Continue | Stmt::Jump => {}
+    while let Some((n, f)) = stack.pop() {
+        match n {
+            Node::Stmt(Stmt::Try {
+                resources,
+                body,
+                catches,
+                finally,
+            }) => {
+                let plain = resources.iter().chain(body).chain(finally.iter().flatten());
+                stack.extend(plain.map(|s| (Node::Stmt(s), f)));
+                let failing = catches.iter().flat_map(|(_, c)| c);
+                stack.extend(failing.map(|s| (Node::Stmt(s), true)));
             }
-            continue;
-        }
-        let Some((e, f)) = exprs.pop() else { break };
-        match e {
-            Expr::Call(c) => {
+            Node::Expr(Expr::Call(c)) => {
                 let on_self = matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)));
                 if f && on_self && c.name == m.name && c.args.len() == m.params.len() {
                     if call.is_none_or(|s| c.span.start < s.start) {
@@ -88,43 +53,14 @@ pub fn retries_itself(m: &Method, on_failure: &dyn Fn(&str) -> bool) -> Option<R
                         }
                     }
                 }
-                exprs.extend(c.recv.iter().map(|x| (x, f)));
+                stack.extend(c.recv.iter().map(|x| (Node::Expr(x), f)));
                 let handler = on_failure(&c.name);
-                exprs.extend(c.args.iter().map(|x| (x, f || handler)));
+                stack.extend(c.args.iter().map(|x| (Node::Expr(x), f || handler)));
             }
-            Expr::New(n) => {
-                exprs.extend(n.args.iter().map(|x| (x, f)));
-                for a in &n.anon {
-                    stmts.extend(a.body.iter().map(|s| (s, f)));
-                }
+            _ => {
+                n.children(&mut kids);
+                stack.extend(kids.drain(..).map(|k| (k, f)));
             }
-            Expr::Lambda(l) => match &l.body {
-                LambdaBody::Expr(x) => exprs.push((x, f)),
-                LambdaBody::Block(b) => stmts.extend(b.iter().map(|s| (s, f))),
-            },
-            Expr::Field(r, _, _) | Expr::Not(r, _) | Expr::Cast(_, r, _) => exprs.push((r, f)),
-            Expr::MethodRef(r) => exprs.push((&r.recv, f)),
-            Expr::Assign(a) => {
-                exprs.push((&a.target, f));
-                exprs.push((&a.value, f));
-            }
-            Expr::Ternary(a, b, c, _) => {
-                exprs.extend([(&**a, f), (&**b, f), (&**c, f)]);
-            }
-            Expr::Binary(b) => exprs.extend([(&b.left, f), (&b.right, f)]),
-            Expr::Op(xs, _) => exprs.extend(xs.iter().map(|x| (x, f))),
-            Expr::Switch(s, arms, _) => {
-                exprs.push((s, f));
-                for a in arms {
-                    stmts.extend(a.iter().map(|s| (s, f)));
-                }
-            }
-            Expr::Name(..)
-            | Expr::This(_)
-            | Expr::Str(..)
-            | Expr::Lit(..)
-            | Expr::Null(_)
-            | Expr::Opaque(_) => {}
         }
     }
     counters.sort_unstable();
