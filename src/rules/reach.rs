@@ -65,11 +65,13 @@ pub(super) fn region_path(
 ) -> Vec<MethodId> {
     let mut parent: HashMap<MethodId, Option<MethodId>> = HashMap::new();
     let mut queue = std::collections::VecDeque::new();
+    // Interceptor code the region enters through a sending call is reached through that call.
+    let entered = |m: MethodId| r.entered.iter().any(|(p, s)| *p == m && p != s);
     for p in &r.parts {
         let m = match p {
             Part::Whole(m) | Part::Scopes(m, _) => *m,
         };
-        if parent.insert(m, None).is_none() {
+        if !entered(m) && parent.insert(m, None).is_none() {
             queue.push_back(m);
         }
     }
@@ -80,12 +82,13 @@ pub(super) fn region_path(
         let edges = if unguarded {
             match cx.flows.get(&m) {
                 Some(f) => f.unguarded_calls.as_slice(),
-                None => continue,
+                None => &[],
             }
         } else {
             cx.graph.edges(m)
         };
-        for (_, c) in edges {
+        let sent = r.entered.iter().filter(|(_, s)| *s == m).map(|(p, _)| p);
+        for c in edges.iter().map(|(_, c)| c).chain(sent) {
             if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(*c) {
                 e.insert(Some(m));
                 queue.push_back(*c);
