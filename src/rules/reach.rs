@@ -19,6 +19,11 @@ pub(super) fn covers(
 ) -> bool {
     let s = src.scope;
     let within = |roots: &[u32], x: u32| regions::scope_within(project.method(m), x, roots);
+    // Stored into an object the method is handed: per-attempt only in interceptor code the
+    // region enters through a client call (the client makes a new request for each call).
+    if src.param_held {
+        return r.entered.iter().any(|(p, snd)| *p == m && p != snd);
+    }
     // A counter declared in the method counts attempts only for a region (a loop or a lambda)
     // that updates it without declaring it; a field counter is like any other source.
     if let Some(Some(d)) = src.counter_decl {
