@@ -230,3 +230,97 @@ fn most_files_matter_so_every_file_is_parsed() {
     let report = check(&Options::new(vec![fixtures])).expect("check runs");
     assert_eq!(format!("{:#?}", report.findings), format!("{full:#?}"));
 }
+
+/// An interceptor runs inside the regions that send through its client (SPEC 3.2): the
+/// region's file names only the client's method, the client's file only its configuration
+/// class, and the configuration's interceptor holds the source and the key header.
+#[test]
+fn an_interceptor_reached_through_its_feign_client() {
+    let client = r#"package com.acme.wallet.client;
+
+import org.springframework.cloud.openfeign.FeignClient;
+import org.springframework.web.bind.annotation.PostMapping;
+
+@FeignClient(name = "wallet", configuration = WalletClientConfig.class)
+public interface WalletClient {
+    @PostMapping("/v1/transfers")
+    String transferFunds(String from, String to, long amountMinor);
+}
+"#;
+    let config = r#"package com.acme.wallet.client;
+
+import feign.RequestInterceptor;
+import org.springframework.context.annotation.Bean;
+
+public class WalletClientConfig {
+    @Bean
+    public RequestInterceptor walletHeaders() {
+        return template -> template.header("X-Idempotency-Key", java.util.UUID.randomUUID().toString());
+    }
+}
+"#;
+    let job = r#"package com.acme.wallet.jobs;
+
+import com.acme.wallet.client.WalletClient;
+import org.springframework.scheduling.annotation.Scheduled;
+
+public class AllowanceJob {
+    private final AllowancePayer payer;
+
+    AllowanceJob(AllowancePayer payer) {
+        this.payer = payer;
+    }
+
+    @Scheduled(cron = "0 0 9 * * *")
+    public void run() {
+        payer.pay("family", "child", 500);
+    }
+}
+"#;
+    let payer = r#"package com.acme.wallet.jobs;
+
+import com.acme.wallet.client.WalletClient;
+
+class AllowancePayer {
+    private final WalletClient wallet;
+
+    AllowancePayer(WalletClient wallet) {
+        this.wallet = wallet;
+    }
+
+    void pay(String from, String to, long amountMinor) {
+        wallet.transferFunds(from, to, amountMinor);
+    }
+}
+"#;
+    let other = r#"package com.acme.wallet.web;
+
+import com.acme.wallet.client.WalletClient;
+
+public class StatusController {
+    String status() {
+        return "up";
+    }
+}
+"#;
+    let dir = project(&[
+        ("com/acme/wallet/client/WalletClient.java", client),
+        ("com/acme/wallet/client/WalletClientConfig.java", config),
+        ("com/acme/wallet/jobs/AllowanceJob.java", job),
+        ("com/acme/wallet/jobs/AllowancePayer.java", payer),
+        ("com/acme/wallet/web/StatusController.java", other),
+    ]);
+    let v = same_both_ways(vec![dir.path().to_path_buf()]);
+    assert_eq!(
+        lines(&v),
+        vec![
+            ("WalletClientConfig.java".into(), 9, "RL001".into()),
+            ("AllowanceJob.java".into(), 13, "RL005".into()),
+        ]
+    );
+    assert!(
+        v[0].message.contains("WalletClient.transferFunds"),
+        "{}",
+        v[1].message
+    );
+}

@@ -506,9 +506,12 @@ impl Catalogue {
         let region_calls = (regions.callback.iter().flat_map(|r| &r.methods))
             .chain(regions.pipeline.iter().flat_map(|r| &r.operators))
             .chain(regions.interceptor.iter().flat_map(|r| {
-                r.register
-                    .iter()
-                    .chain(r.no_resend.iter().map(|n| &n.method))
+                // Through an accessor (`getInterceptors().add(…)`), by the accessor's rarer name.
+                let register = match &r.accessor {
+                    Some(a) => std::slice::from_ref(a),
+                    None => &r.register[..],
+                };
+                register.iter().chain(r.no_resend.iter().map(|n| &n.method))
             }))
             .chain(regions.step.iter().flat_map(|r| &r.methods));
         for m in region_calls {

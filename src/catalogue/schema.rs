@@ -167,6 +167,18 @@ pub struct InterceptorRegion {
     /// Registration as a bean of a declarative client's configuration.
     #[serde(default)]
     pub beans: Option<BeanClients>,
+    /// The client never re-sends by itself: the registration makes no region of its own, and
+    /// the interceptor runs only inside the regions that send through the client.
+    #[serde(default)]
+    pub sends_only: bool,
+    /// Registration through an accessor of the client (`restTemplate.getInterceptors().add(i)`):
+    /// the registering call's receiver is this call on one of `receiver_types`.
+    #[serde(default)]
+    pub accessor: Option<String>,
+    /// Calls on the client that send a read (`getForObject`): not followed into the caller's
+    /// region.
+    #[serde(default)]
+    pub reads: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -199,6 +211,10 @@ pub struct BeanClients {
     /// Classes whose interceptor implementations are beans by themselves (`@Component`).
     #[serde(default)]
     pub component_annotations: Vec<String>,
+    /// Client methods that send a read (`@GetMapping`): a key on a read deduplicates no
+    /// operation, so the interceptors they run are not followed into the caller's region.
+    #[serde(default)]
+    pub read_annotations: Vec<String>,
     pub resend_types: Vec<String>,
 }
 

@@ -339,6 +339,22 @@ impl<'p> Cx<'p> {
             .is_some_and(|owner| self.method.params.iter().any(|p| p.name == owner))
     }
 
+    /// Is the place rooted at a parameter of the method or of one of its lambdas (an object
+    /// the caller hands over)?
+    pub(super) fn rooted_in_param(&self, place: &Place) -> bool {
+        match place.root() {
+            Place::Local(n) => {
+                self.method.params.iter().any(|p| p.name == *n)
+                    || self
+                        .method
+                        .scopes
+                        .iter()
+                        .any(|s| s.params.iter().any(|(p, _)| p == n))
+            }
+            _ => false,
+        }
+    }
+
     /// A per-attempt value evaluated here. `row`: the model's row for a source evaluated here
     /// (empty for one the engine knows itself, or a callee's, which `via` carries).
     pub(super) fn fresh(
@@ -363,6 +379,7 @@ impl<'p> Cx<'p> {
             via,
             counter_decl: None,
             holder_decl: self.holder_decl,
+            param_held: false,
         });
         [Origin::Fresh(i)].into()
     }

@@ -213,7 +213,19 @@ impl Cx<'_> {
             });
             if stored_durably {
                 absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
-                self.drop_store_events(&fresh, &calls);
+                // Into an object the caller hands over: stable only where the caller hands the
+                // same object to every attempt.
+                let places = std::iter::once(&k)
+                    .chain(read.as_ref())
+                    .chain(matching.iter().map(|st| &st.place));
+                let handed = places
+                    .filter(|p| self.is_durable(p))
+                    .all(|p| self.rooted_in_param(p));
+                if handed {
+                    self.hold_per_param(&fresh, &calls);
+                } else {
+                    self.drop_store_events(&fresh, &calls);
+                }
             } else if let Some(owner) = owner {
                 // An entity of this attempt: stable only once persisted.
                 let first_store = matching.iter().map(|st| st.seq).min().unwrap_or(0);
@@ -233,6 +245,21 @@ impl Cx<'_> {
                     calls,
                 });
             }
+        }
+    }
+
+    /// The sources of the events `drop_store_events` would drop are generated once per object
+    /// the method is handed (its events are kept for the regions that hand a new one).
+    pub(super) fn hold_per_param(&mut self, fresh: &Taint, calls: &[Span]) {
+        let held: Vec<u32> = self
+            .out
+            .events
+            .iter()
+            .filter(|e| calls.contains(&e.at) && fresh.contains(&Origin::Fresh(e.source)))
+            .map(|e| e.source)
+            .collect();
+        for i in held {
+            self.out.sources[i as usize].param_held = true;
         }
     }
 

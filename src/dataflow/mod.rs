@@ -180,6 +180,11 @@ pub struct SourceSite {
     /// Generated once per holder (`map.computeIfAbsent(…)` on a local map): per-attempt only
     /// for a region that also runs the holder's declaration, in this scope.
     pub holder_decl: Option<ScopeId>,
+    /// Generated once per object the method is handed (a guard storing into a parameter's
+    /// place, `if (!template.headers().containsKey(…)) template.header(…)`): stable for the
+    /// regions that hand the same object to every attempt, per-attempt where the object is made
+    /// anew for each request (an interceptor a region enters through a client call).
+    pub param_held: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -32,25 +32,33 @@ pub(crate) fn find(
     probe: bool,
 ) -> (Vec<Finding>, Vec<(MethodId, Lost)>) {
     let wanted = |m: &MethodId| only.is_none_or(|o| o.contains(m));
-    let (found, candidates) = regions_of(project, cat, &wanted);
+    let (found, candidates, instance_sends) = regions_of(project, cat, &wanted);
     // A dead region is the source of no finding of its own; a dead retry annotation is RL006,
     // with the findings it would have once it fires (so its code is analysed too).
-    let (all_regions, dead_regions): (Vec<Region>, Vec<Region>) =
+    let (mut all_regions, dead_regions): (Vec<Region>, Vec<Region>) =
         found.into_iter().partition(|r| r.dead.is_none());
-    let dead_regions: Vec<Region> = dead_regions.into_iter().filter(|r| r.report_dead).collect();
+    let mut dead_regions: Vec<Region> =
+        dead_regions.into_iter().filter(|r| r.report_dead).collect();
+    // The interceptors of the clients a region may send through run inside it (SPEC 3.2).
+    let mut sends = regions::client_sends(project, cat, &wanted);
+    sends.by_call = instance_sends;
 
     // Only methods a region reaches can hold a finding or feed one.
     let graph = crate::phase("relevant", || {
         CallGraph::reached_from(
             project,
             cat,
-            all_regions.iter().flat_map(region_methods).chain(
-                // A dead region outside `only` reaches no effect: nothing latent to follow.
-                dead_regions
-                    .iter()
-                    .flat_map(region_methods)
-                    .filter(|m| wanted(m)),
-            ),
+            all_regions
+                .iter()
+                .flat_map(region_methods)
+                .chain(
+                    // A dead region outside `only` reaches no effect: nothing latent to follow.
+                    dead_regions
+                        .iter()
+                        .flat_map(region_methods)
+                        .filter(|m| wanted(m)),
+                )
+                .chain(sends.interceptor_methods()),
         )
     });
     let ids = graph.methods();
@@ -67,6 +75,8 @@ pub(crate) fn find(
     if probe {
         return (Vec::new(), Vec::new());
     }
+    regions::enter_interceptors(project, &graph, &mut all_regions, &sends);
+    regions::enter_interceptors(project, &graph, &mut dead_regions, &sends);
     let (sums, unconverged) = crate::phase("summaries", || {
         flow::summarize(project, cat, &ids, &graph.callee_lists())
     });
@@ -117,15 +127,16 @@ pub(crate) fn find(
     (out, truncated)
 }
 
-/// Every region among the `wanted` methods, in source order, with its parts merged; and how
-/// many methods were interpreted to find them.
+/// Every region among the `wanted` methods, in source order, with its parts merged; how many
+/// methods were interpreted to find them; and the calls that send through a client instance
+/// with a registered interceptor.
 /// Annotations and implementations come from the index; callbacks, pipelines and retry loops
 /// from a walk of only the methods that could hold one.
 fn regions_of(
     project: &Project,
     cat: &Catalogue,
     wanted: &(dyn Fn(&MethodId) -> bool + Sync),
-) -> (Vec<Region>, usize) {
+) -> (Vec<Region>, usize, Vec<regions::InstanceSend>) {
     // A dead retry annotation is reported whatever it reaches: beside `wanted`, every method
     // that carries one (or whose class does) is looked at, by the annotation's simple name.
     let reported: HashSet<&str> = cat
@@ -157,17 +168,21 @@ fn regions_of(
         .all_methods()
         .filter(|m| wanted(m) && regions::may_hold_region(project.method(*m), cat))
         .collect();
-    let found: Vec<Vec<Region>> = crate::phase("regions", || {
+    let found: Vec<(Vec<Region>, Vec<regions::InstanceSend>)> = crate::phase("regions", || {
         candidates
             .par_iter()
             .map(|id| {
                 let mut v = regions::call_regions(project, cat, *id);
                 v.extend(regions::call_registrations(project, cat, *id));
-                v
+                (v, regions::instance_sends(project, cat, *id))
             })
             .collect()
     });
-    all_regions.extend(found.into_iter().flatten());
+    let mut sends = Vec::new();
+    for (v, s) in found {
+        all_regions.extend(v);
+        sends.extend(s);
+    }
     all_regions.retain(|r| {
         r.report_dead && r.dead.is_some()
             || r.parts.iter().any(|p| match p {
@@ -178,7 +193,7 @@ fn regions_of(
     for r in &mut all_regions {
         r.parts = regions::merge_parts(std::mem::take(&mut r.parts));
     }
-    (all_regions, candidates.len())
+    (all_regions, candidates.len(), sends)
 }
 
 /// The methods a region's code is written in.

@@ -37,7 +37,7 @@ pub(super) fn analyse(
         cache,
         needles: &needles,
     };
-    match backward(&mut files, report) {
+    match backward(&mut files, &ClientLinks::new(cat), report) {
         Some(in_b) => {
             reported(&mut files, report);
             forward(&mut files, &in_b, cat, report)
@@ -239,9 +239,52 @@ impl Files<'_> {
     }
 }
 
+/// Interceptors run inside the regions that send through their client (SPEC 3.2): once an
+/// interceptor leads to an effect, the methods of the declarative clients it may be registered
+/// on (by a bean of a configuration) lead to one too. By simple names, from the
+/// `[[regions.interceptor]]` rows with `beans`.
+struct ClientLinks {
+    /// The interceptor types (`RequestInterceptor`).
+    interceptors: HashSet<u32>,
+    /// The annotations that register one as a bean (`Bean`, `Component`).
+    registrations: HashSet<u32>,
+    /// The client annotations (`FeignClient`).
+    clients: HashSet<u32>,
+}
+
+impl ClientLinks {
+    fn new(cat: &catalogue::Catalogue) -> ClientLinks {
+        let simple = |t: &String| scope::token_hash(t.rsplit('.').next().unwrap_or(t).as_bytes());
+        let mut l = ClientLinks {
+            interceptors: HashSet::new(),
+            registrations: HashSet::new(),
+            clients: HashSet::new(),
+        };
+        for row in &cat.regions.interceptor {
+            let Some(b) = &row.beans else { continue };
+            l.interceptors.extend(row.types.iter().map(simple));
+            l.registrations.extend(
+                b.bean_annotations
+                    .iter()
+                    .chain(&b.component_annotations)
+                    .map(simple),
+            );
+            l.clients.extend(b.client_annotations.iter().map(simple));
+        }
+        l
+    }
+
+    /// Does a file with these tokens hold an interceptor registered as a bean?
+    fn registers_interceptor(&self, tokens: &[u32]) -> bool {
+        scope::mentions(tokens, &self.interceptors) && scope::mentions(tokens, &self.registrations)
+    }
+}
+
 /// Names that lead to an effect word, found so far: methods, constructed classes, and per
 /// side-effect row the names of fields and methods through which its methods are called.
 struct Closure {
+    /// An interceptor bean leads to an effect: declarative clients' methods do too.
+    interceptor_effect: bool,
     /// Per file, per method: does it lead to an effect?
     in_b: Vec<Vec<bool>>,
     names: HashSet<u32>,
@@ -272,10 +315,11 @@ impl Added {
 
 /// Backwards from the effect words: the methods (per file) that can lead to a key sink or a
 /// side effect, or `None` when too many files may matter for the prefilter to pay off.
-fn backward(files: &mut Files, report: &mut Report) -> Option<Vec<Vec<bool>>> {
+fn backward(files: &mut Files, links: &ClientLinks, report: &mut Report) -> Option<Vec<Vec<bool>>> {
     let n = files.n;
     let rows = files.needles.rows.len();
     let mut cl = Closure {
+        interceptor_effect: false,
         in_b: vec![Vec::new(); n],
         names: HashSet::new(),
         ctors: HashSet::new(),
@@ -293,9 +337,11 @@ fn backward(files: &mut Files, report: &mut Report) -> Option<Vec<Vec<bool>>> {
                 break;
             }
             files.parse(std::mem::take(&mut want), true, report);
-            let new = cl.close(files);
+            let new = cl.close(files, links);
+            let clients = cl.interceptor_effect;
             want = files.untried(&|s| {
-                scope::mentions(&s.tokens, &new.names)
+                (clients && scope::mentions(&s.tokens, &links.clients))
+                    || scope::mentions(&s.tokens, &new.names)
                     || scope::mentions(&s.tokens, &new.ctors)
                     || files
                         .needles
@@ -331,7 +377,7 @@ fn backward(files: &mut Files, report: &mut Report) -> Option<Vec<Vec<bool>>> {
 
 impl Closure {
     /// Grow the names over the parsed files until nothing is added; what was added in all.
-    fn close(&mut self, files: &Files) -> Added {
+    fn close(&mut self, files: &Files, links: &ClientLinks) -> Added {
         let rows = files.needles.rows.len();
         let mut new = Added {
             carriers: vec![HashSet::new(); rows],
@@ -357,6 +403,7 @@ impl Closure {
                 carriers_now[r].extend(a);
             }
             self.mark_methods(files, &delta, &carriers_now, &mut added);
+            self.mark_clients(files, links, &mut added);
             for (i, p) in files.parsed.iter().enumerate() {
                 self.checked[i] |= p.is_some();
             }
@@ -368,6 +415,46 @@ impl Closure {
             delta = added;
             if !grew {
                 return new;
+            }
+        }
+    }
+
+    /// Once an interceptor bean leads to an effect, the abstract methods of the interfaces in
+    /// files naming a client annotation: a call of one sends a request through the interceptor.
+    fn mark_clients(&mut self, files: &Files, links: &ClientLinks, added: &mut Added) {
+        if !self.interceptor_effect {
+            self.interceptor_effect = files.parsed.iter().enumerate().any(|(i, p)| {
+                p.is_some()
+                    && self.in_b[i].iter().any(|b| *b)
+                    && files
+                        .scan(i)
+                        .is_some_and(|s| links.registers_interceptor(&s.tokens))
+            });
+        }
+        if !self.interceptor_effect {
+            return;
+        }
+        for (i, p) in files.parsed.iter().enumerate() {
+            let Some(p) = p else { continue };
+            if !files
+                .scan(i)
+                .is_some_and(|s| scope::mentions(&s.tokens, &links.clients))
+            {
+                continue;
+            }
+            let b = &mut self.in_b[i];
+            b.resize(p.facts.methods.len().max(b.len()), false);
+            for (mi, m) in p.facts.methods.iter().enumerate() {
+                let interface =
+                    p.facts.classes[m.class].kind == crate::java::ir::ClassKind::Interface;
+                if b[mi] || !interface || m.body.is_some() || m.is_ctor {
+                    continue;
+                }
+                b[mi] = true;
+                let h = scope::token_hash(m.name.as_bytes());
+                if !self.names.contains(&h) {
+                    added.names.insert(h);
+                }
             }
         }
     }

@@ -97,6 +97,7 @@ pub fn annotation_regions(
                 row: r.id.clone(),
                 dead: dead_reason(project, cat, &enablers, r, id, callers_known(&id)),
                 report_dead: r.report_dead,
+                entered: Vec::new(),
             });
         }
     }

@@ -52,6 +52,7 @@ impl<'p> Visitor<'p> for Regions<'_> {
                 row: String::new(),
                 dead: None,
                 report_dead: false,
+                entered: Vec::new(),
             });
         }
     }
@@ -81,6 +82,7 @@ impl Regions<'_> {
                     row: row.id.clone(),
                     dead: None,
                     report_dead: false,
+                    entered: Vec::new(),
                 });
             }
         }

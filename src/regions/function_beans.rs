@@ -81,6 +81,7 @@ pub fn function_bean_regions(
                 row: row.id.clone(),
                 dead,
                 report_dead: false,
+                entered: Vec::new(),
             });
             break;
         }

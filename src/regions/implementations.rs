@@ -85,6 +85,7 @@ pub fn implementation_regions(
                             row: row.id.clone(),
                             dead: None,
                             report_dead: false,
+                            entered: Vec::new(),
                         });
                     }
                 }
@@ -137,6 +138,7 @@ pub fn implementation_regions(
                     row: row.id.clone(),
                     dead: None,
                     report_dead: false,
+                    entered: Vec::new(),
                 });
             }
         }

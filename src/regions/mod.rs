@@ -10,14 +10,18 @@ mod pipelines;
 mod recursion;
 mod registration;
 mod retry_loops;
+mod sent_through;
 mod steps;
 
 pub use annotations::annotation_regions;
 pub use calls::call_regions;
 pub use function_beans::function_bean_regions;
 pub use implementations::implementation_regions;
-pub use registration::{bean_registrations, call_registrations};
+pub use registration::{
+    InstanceSend, Sends, bean_registrations, call_registrations, client_sends, instance_sends,
+};
 pub use retry_loops::{is_retry_loop, may_hold_region};
+pub use sent_through::enter_interceptors;
 
 use crate::java::ir::*;
 use crate::semantic::{CallGraph, Loc, MethodId, Project};
@@ -48,6 +52,10 @@ pub struct Region {
     pub dead: Option<liveness::Dead>,
     /// A dead region of this kind is reported (RL006): a retry annotation, not a listener.
     pub report_dead: bool,
+    /// Parts entered through a call that sends a request (an interceptor registered on the
+    /// client): (the method of the part, the method that sends). The region reaches them
+    /// through that method, not from its own code.
+    pub entered: Vec<(MethodId, MethodId)>,
 }
 
 impl Region {
@@ -73,6 +81,7 @@ impl Region {
             row: row.to_string(),
             dead: None,
             report_dead: false,
+            entered: Vec::new(),
         }
     }
 

@@ -31,6 +31,7 @@ pub fn recursion_region(project: &Project, cat: &Catalogue, id: MethodId) -> Opt
         row: row.id.clone(),
         dead: None,
         report_dead: false,
+        entered: Vec::new(),
     })
 }
 

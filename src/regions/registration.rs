@@ -28,10 +28,19 @@ pub fn call_registrations(project: &Project, cat: &Catalogue, id: MethodId) -> V
     };
     walk(project, cat, id, &mut v);
     let Calls {
-        found, no_resend, ..
+        cat,
+        found,
+        no_resend,
     } = v;
     found
         .into_iter()
+        .filter(|(row, _, _)| {
+            // A registration on a client that never re-sends makes no region of its own.
+            !cat.regions
+                .interceptor
+                .iter()
+                .any(|r| r.id == *row && r.sends_only)
+        })
         .filter(|(row, at, _)| {
             // `.retryer(NEVER_RETRY)` on the same builder chain, before or after.
             !no_resend
@@ -80,12 +89,24 @@ impl<'p> Visitor<'p> for Calls<'_> {
     }
 }
 
-/// Is the call's receiver one of the row's client builders?
+/// Is the call's receiver one of the row's client builders (or, with an accessor, that
+/// accessor's call on one)?
 fn receiver_matches(body: &Body<'_>, row: &InterceptorRegion, c: &Call) -> bool {
     if row.receiver_types.iter().any(|t| t == "*") {
         return true;
     }
-    let Some(r) = &c.recv else { return false };
+    let Some(mut r) = c.recv.as_ref() else {
+        return false;
+    };
+    if let Some(a) = &row.accessor {
+        match r.peel() {
+            Expr::Call(x) if x.name == *a && x.args.is_empty() => match &x.recv {
+                Some(inner) => r = inner,
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
     body.with_typer(|typer| {
         let t = if typer.is_type_name(r) {
             r.dotted().map(|d| typer.resolve(&d))
@@ -235,6 +256,15 @@ impl Resolver<'_> {
             Expr::Field(recv, n, _) if matches!(recv.peel(), Expr::This(_)) => {
                 self.field_parts(class, n, depth, out);
             }
+            // `List.of(a, b)`, `Arrays.asList(…)`, `Collections.singletonList(…)`.
+            Expr::Call(c)
+                if c.recv.is_some()
+                    && matches!(c.name.as_str(), "of" | "asList" | "singletonList") =>
+            {
+                for a in &c.args {
+                    self.parts(id, defs, a, depth, out);
+                }
+            }
             Expr::Call(c) if c.recv.is_none() || matches!(c.recv, Some(Expr::This(_))) => {
                 for m in project.methods_in_hierarchy(class, &c.name, c.args.len()) {
                     self.returned_parts(m, depth + 1, out);
@@ -362,19 +392,28 @@ fn owner_of(project: &Project, parts: &[Part]) -> String {
     }
 }
 
-/// Interceptor beans of declarative clients that re-send: an interceptor bean in a client's own
-/// configuration class applies to that client; one elsewhere to every client of the
-/// application (the build modules that see it). A client re-sends when a re-sending bean (a
-/// `Retryer` that is not `NEVER_RETRY`) is in its configuration, or, when its configuration
-/// declares none, in an application-wide configuration.
-pub fn bean_registrations(
-    project: &Project,
-    cat: &Catalogue,
-    wanted: &dyn Fn(&MethodId) -> bool,
-) -> Vec<Region> {
-    let mut out = Vec::new();
-    for row in &cat.regions.interceptor {
-        let Some(beans) = &row.beans else { continue };
+/// The interceptor beans of one row's declarative clients (SPEC 3.2): an interceptor bean in a
+/// client's own configuration class applies to that client; one elsewhere to every client of
+/// the application (the build modules that see it).
+struct BeanScan {
+    /// Interceptor beans (and components), per declaring class.
+    interceptors: BTreeMap<ClassRef, Vec<Part>>,
+    /// Re-sending beans per declaring class: `Some(loc)` a bean that re-sends, `None` one that
+    /// never does.
+    resenders: BTreeMap<ClassRef, Option<Loc>>,
+    /// The clients, each with its configuration classes.
+    clients: Vec<(ClassRef, Vec<ClassRef>)>,
+    /// Every class named as some client's configuration.
+    per_client: BTreeSet<ClassRef>,
+}
+
+impl BeanScan {
+    fn new(
+        project: &Project,
+        row: &InterceptorRegion,
+        beans: &crate::catalogue::BeanClients,
+        wanted: &dyn Fn(&MethodId) -> bool,
+    ) -> BeanScan {
         let r = Resolver { project, row };
         let annotated = |c: ClassRef, anns: &[Annotation], wanted_types: &[String]| {
             anns.iter().any(|a| {
@@ -382,9 +421,7 @@ pub fn bean_registrations(
                 wanted_types.iter().any(|x| project.type_is(&t, x))
             })
         };
-        // Interceptor beans (and components) and re-sending beans, per declaring class.
         let mut interceptors: BTreeMap<ClassRef, Vec<Part>> = BTreeMap::new();
-        // Some(loc): a re-sending bean; None: a bean that never re-sends.
         let mut resenders: BTreeMap<ClassRef, Option<Loc>> = BTreeMap::new();
         let mut clients: Vec<(ClassRef, Vec<ClassRef>)> = Vec::new();
         for fi in 0..project.files.len() {
@@ -439,10 +476,9 @@ pub fn bean_registrations(
                 }
             }
         }
-        if interceptors.is_empty() {
-            continue;
-        }
-        if let Some(d) = project.deps() {
+        if !interceptors.is_empty()
+            && let Some(d) = project.deps()
+        {
             // A client or a re-sending bean in a file not parsed yet would change the answer.
             // By the outermost class's name (`Retryer` for `feign.Retryer.Default`).
             for t in beans.client_annotations.iter().chain(&beans.resend_types) {
@@ -450,54 +486,167 @@ pub fn bean_registrations(
                 d.note_name(outer.unwrap_or(t));
             }
         }
-        let per_client: BTreeSet<ClassRef> = clients
+        for parts in interceptors.values_mut() {
+            parts.sort();
+            parts.dedup();
+        }
+        let per_client = clients
             .iter()
             .flat_map(|(_, cfg)| cfg.iter().copied())
             .collect();
-        // The bean that makes a client re-send, if any.
-        let resends = |client: ClassRef, cfg: &[ClassRef]| -> Option<Loc> {
-            let own: Vec<&Option<Loc>> = cfg.iter().filter_map(|k| resenders.get(k)).collect();
-            if !own.is_empty() {
-                return own.into_iter().flatten().next().cloned();
-            }
-            resenders
+        BeanScan {
+            interceptors,
+            resenders,
+            clients,
+            per_client,
+        }
+    }
+
+    /// Does the interceptor bean declared in `decl` apply to `client` (configured by `cfg`)?
+    fn applies(
+        &self,
+        project: &Project,
+        decl: ClassRef,
+        client: ClassRef,
+        cfg: &[ClassRef],
+    ) -> bool {
+        if self.per_client.contains(&decl) {
+            cfg.contains(&decl)
+        } else {
+            project.modules().sees(client.0, decl.0)
+        }
+    }
+
+    /// The bean that makes a client re-send, if any: in its configuration, or, when that
+    /// declares none, in an application-wide configuration.
+    fn resends(&self, project: &Project, client: ClassRef, cfg: &[ClassRef]) -> Option<Loc> {
+        let own: Vec<&Option<Loc>> = cfg.iter().filter_map(|k| self.resenders.get(k)).collect();
+        if !own.is_empty() {
+            return own.into_iter().flatten().next().cloned();
+        }
+        self.resenders
+            .iter()
+            .filter(|(k, _)| !self.per_client.contains(k) && project.modules().sees(client.0, k.0))
+            .find_map(|(_, l)| l.clone())
+    }
+}
+
+/// Interceptor beans of declarative clients that re-send: a client re-sends when a re-sending
+/// bean (a `Retryer` that is not `NEVER_RETRY`) is in its configuration, or, when its
+/// configuration declares none, in an application-wide configuration.
+pub fn bean_registrations(
+    project: &Project,
+    cat: &Catalogue,
+    wanted: &dyn Fn(&MethodId) -> bool,
+) -> Vec<Region> {
+    let mut out = Vec::new();
+    for row in &cat.regions.interceptor {
+        let Some(beans) = &row.beans else { continue };
+        let scan = BeanScan::new(project, row, beans, wanted);
+        for (decl, parts) in &scan.interceptors {
+            let mut locs: Vec<Loc> = scan
+                .clients
                 .iter()
-                .filter(|(k, _)| !per_client.contains(k) && project.modules().sees(client.0, k.0))
-                .find_map(|(_, l)| l.clone())
-        };
-        for (decl, parts) in interceptors {
-            let mut parts = parts;
-            parts.sort();
-            parts.dedup();
-            let applies = |client: ClassRef, cfg: &[ClassRef]| {
-                if per_client.contains(&decl) {
-                    cfg.contains(&decl)
-                } else {
-                    project.modules().sees(client.0, decl.0)
-                }
-            };
-            let mut locs: Vec<Loc> = clients
-                .iter()
-                .filter(|(k, cfg)| applies(*k, cfg))
-                .filter_map(|(k, cfg)| resends(*k, cfg))
+                .filter(|(k, cfg)| scan.applies(project, *decl, *k, cfg))
+                .filter_map(|(k, cfg)| scan.resends(project, *k, cfg))
                 .collect();
             locs.sort();
             locs.dedup();
             for loc in locs {
                 out.push(Region {
                     label: row.label.clone(),
-                    owner: owner_of(project, &parts),
+                    owner: owner_of(project, parts),
                     loc,
                     scheduler: false,
                     parts: parts.clone(),
                     row: row.id.clone(),
                     dead: None,
                     report_dead: false,
+                    entered: Vec::new(),
                 });
             }
         }
     }
     out
+}
+
+/// The interceptor code that runs for every request a client sends (SPEC 3.2: an interceptor
+/// is inside every region from which a request through it is sent), by the project methods
+/// whose call sends one: the abstract methods of a declarative client (a Feign interface) that
+/// an interceptor bean applies to, whether or not the client re-sends by itself.
+pub fn client_sends(
+    project: &Project,
+    cat: &Catalogue,
+    wanted: &dyn Fn(&MethodId) -> bool,
+) -> Sends {
+    let mut by_method: BTreeMap<MethodId, Vec<Part>> = BTreeMap::new();
+    for row in &cat.regions.interceptor {
+        let Some(beans) = &row.beans else { continue };
+        let scan = BeanScan::new(project, row, beans, wanted);
+        for (decl, parts) in &scan.interceptors {
+            for (client, cfg) in &scan.clients {
+                if !scan.applies(project, *decl, *client, cfg) {
+                    continue;
+                }
+                let hierarchy =
+                    std::iter::once(*client).chain(project.supertypes_of(*client).iter().copied());
+                for k in hierarchy {
+                    for m in project.methods_of(k) {
+                        let mm = project.method(*m);
+                        let read =
+                            annotated_as(project, k, &mm.annotations, &beans.read_annotations);
+                        if mm.body.is_none() && !mm.is_ctor && !mm.modifiers.is_static && !read {
+                            by_method
+                                .entry(*m)
+                                .or_default()
+                                .extend(parts.iter().cloned());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for parts in by_method.values_mut() {
+        parts.sort();
+        parts.dedup();
+    }
+    Sends {
+        by_method,
+        by_call: Vec::new(),
+    }
+}
+
+/// Does one of `anns` (written in class `c`) resolve to one of `types`?
+fn annotated_as(project: &Project, c: ClassRef, anns: &[Annotation], types: &[String]) -> bool {
+    anns.iter().any(|a| {
+        let t = project.resolve_type(c.0, Some(c.1 as usize), &a.name);
+        types.iter().any(|x| project.type_is(&t, x))
+    })
+}
+
+/// What a sending call runs: per project method whose call sends a request through a client,
+/// the code of the interceptors registered on that client.
+/// Also the calls on a client instance.
+#[derive(Debug, Default)]
+pub struct Sends {
+    pub by_method: BTreeMap<MethodId, Vec<Part>>,
+    pub by_call: Vec<InstanceSend>,
+}
+
+/// A call on a client instance: the calling method, the call's scope, the interceptors' code.
+pub type InstanceSend = (MethodId, ScopeId, Vec<Part>);
+
+impl Sends {
+    /// The methods the interceptors' code is written in.
+    pub fn interceptor_methods(&self) -> impl Iterator<Item = MethodId> + '_ {
+        self.by_method
+            .values()
+            .chain(self.by_call.iter().map(|(_, _, p)| p))
+            .flatten()
+            .map(|p| match p {
+                Part::Whole(m) | Part::Scopes(m, _) => *m,
+            })
+    }
 }
 
 /// The classes named by a client annotation's configuration attribute (`X.class`, `{X.class, …}`).
@@ -529,4 +678,213 @@ fn configuration_classes(
         }
     }
     out
+}
+
+/// Where a client built with a registration is kept: a field of a class, or a local of a method.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Holder {
+    Field(ClassRef, String),
+    Local(MethodId, String),
+}
+
+/// The calls, in method `id`, that send through a client instance built there with an
+/// interceptor registered on it: the client kept in a field (its initializer, an assignment in
+/// a constructor, `this.rest.getInterceptors().add(…)`) is called from the methods of its class;
+/// one kept in a local, from the same method. Each with the scope of the call and the code of
+/// the interceptors.
+pub fn instance_sends(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<InstanceSend> {
+    let mut v = Registered {
+        cat,
+        found: Vec::new(),
+    };
+    walk(project, cat, id, &mut v);
+    if v.found.is_empty() {
+        return Vec::new();
+    }
+    let mut by_holder: BTreeMap<Holder, (Vec<String>, Vec<Part>)> = BTreeMap::new();
+    for (names, call, receiver_root, parts) in v.found {
+        for h in holders(project, id, call, receiver_root.as_deref()) {
+            let e = by_holder.entry(h).or_default();
+            e.0.extend(names.iter().cloned());
+            e.1.extend(parts.iter().cloned());
+        }
+    }
+    let mut out = Vec::new();
+    for (h, (names, mut parts)) in by_holder {
+        parts.sort();
+        parts.dedup();
+        let (methods, var): (Vec<MethodId>, String) = match &h {
+            Holder::Field(k, f) => (project.methods_of(*k).to_vec(), f.clone()),
+            Holder::Local(m, l) => (vec![*m], l.clone()),
+        };
+        for m in methods {
+            let mut c = SendCalls {
+                var: &var,
+                field: matches!(h, Holder::Field(..)),
+                skip: &names,
+                scopes: Vec::new(),
+            };
+            walk(project, cat, m, &mut c);
+            c.scopes.sort();
+            c.scopes.dedup();
+            for s in c.scopes {
+                out.push((m, s, parts.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Registration calls of any row: the names that register (the accessor, and the reads: no
+/// call of these sends a request that needs a key), the call's
+/// span, the name at the root of its receiver chain, the interceptor code.
+struct Registered<'c> {
+    cat: &'c Catalogue,
+    found: Vec<Registration>,
+}
+
+/// A registration call: the names of the calls that do not send, its span, the root of its
+/// receiver chain, the interceptor code.
+type Registration = (Vec<String>, Span, Option<String>, Vec<Part>);
+
+impl<'p> Visitor<'p> for Registered<'_> {
+    fn call(&mut self, body: &Body<'p>, c: &'p Call, _recv_is_type: bool) {
+        for row in &self.cat.regions.interceptor {
+            if row.register.is_empty()
+                || !row.register.contains(&c.name)
+                || !receiver_matches(body, row, c)
+            {
+                continue;
+            }
+            let parts = registered_parts(body, row, c);
+            if parts.is_empty() {
+                continue;
+            }
+            let mut names = row.register.clone();
+            names.extend(row.accessor.iter().cloned());
+            names.extend(row.reads.iter().cloned());
+            self.found.push((names, c.span, chain_root(c), parts));
+        }
+    }
+}
+
+/// The variable a call chain starts from (`rest` in `this.rest.getInterceptors().add(i)`).
+fn chain_root(c: &Call) -> Option<String> {
+    let mut e = c.recv.as_ref()?;
+    loop {
+        match e.peel() {
+            Expr::Call(x) => e = x.recv.as_ref()?,
+            Expr::Name(n, _) => return Some(n.clone()),
+            Expr::Field(r, n, _) if matches!(r.peel(), Expr::This(_)) => return Some(n.clone()),
+            _ => return None,
+        }
+    }
+}
+
+/// Where the client a registration call (at `call`, in method `id`) configures is kept.
+fn holders(project: &Project, id: MethodId, call: Span, root: Option<&str>) -> Vec<Holder> {
+    let class = project.class_of(id);
+    let method = project.method(id);
+    let local = |n: &str| {
+        method.params.iter().any(|p| p.name == n) || {
+            let mut defs = Defs::new();
+            if let Some(b) = &method.body {
+                collect_defs(b, &mut defs);
+            }
+            defs.contains_key(n)
+        }
+    };
+    let named = |n: &str| {
+        if local(n) {
+            Some(Holder::Local(id, n.to_string()))
+        } else {
+            project
+                .field(class, n)
+                .map(|(k, _)| Holder::Field(k, n.to_string()))
+        }
+    };
+    let mut out = Vec::new();
+    let within = |e: &Expr| contains(e.span(), call);
+    // A field initializer.
+    if project.class(class).initializer == Some(id.1 as usize) {
+        for f in &project.class(class).fields {
+            if f.init.as_ref().is_some_and(within) {
+                out.push(Holder::Field(class, f.name.clone()));
+            }
+        }
+    }
+    // A local's initializer or an assignment holding the builder chain.
+    let mut stack: Vec<&Stmt> = method.body.iter().flatten().collect();
+    while let Some(st) = stack.pop() {
+        match st {
+            Stmt::Local {
+                name,
+                init: Some(e),
+                ..
+            } if within(e) => out.push(Holder::Local(id, name.clone())),
+            Stmt::Expr(Expr::Assign(a)) if within(&a.value) => {
+                let target = match a.target.peel() {
+                    Expr::Name(n, _) => named(n),
+                    Expr::Field(r, n, _) if matches!(r.peel(), Expr::This(_)) => project
+                        .field(class, n)
+                        .map(|(k, _)| Holder::Field(k, n.clone())),
+                    _ => None,
+                };
+                out.extend(target);
+            }
+            Stmt::If { then, els, .. } => {
+                stack.extend(then.iter());
+                stack.extend(els.iter().flatten());
+            }
+            Stmt::Loop { body, .. } | Stmt::Block(body) => stack.extend(body.iter()),
+            Stmt::Try {
+                body,
+                catches,
+                finally,
+                ..
+            } => {
+                stack.extend(body.iter());
+                stack.extend(catches.iter().flat_map(|(_, b)| b.iter()));
+                stack.extend(finally.iter().flatten());
+            }
+            _ => {}
+        }
+    }
+    // A registration on the client itself (`rest.getInterceptors().add(i)`).
+    if out.is_empty()
+        && let Some(n) = root
+    {
+        out.extend(named(n));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The scopes of a method's calls on a client variable, other than its registrations.
+struct SendCalls<'a> {
+    var: &'a str,
+    field: bool,
+    skip: &'a [String],
+    scopes: Vec<ScopeId>,
+}
+
+impl<'p> Visitor<'p> for SendCalls<'_> {
+    fn call(&mut self, body: &Body<'p>, c: &'p Call, _recv_is_type: bool) {
+        if self.skip.contains(&c.name) {
+            return;
+        }
+        let shadowed =
+            |n: &str| body.defs.contains_key(n) || body.method.params.iter().any(|p| p.name == n);
+        let on_var = match c.recv.as_ref().map(Expr::peel) {
+            Some(Expr::Name(n, _)) => n == self.var && (!self.field || !shadowed(n)),
+            Some(Expr::Field(r, n, _)) => {
+                self.field && n == self.var && matches!(r.peel(), Expr::This(_))
+            }
+            _ => false,
+        };
+        if on_var {
+            self.scopes.push(c.scope);
+        }
+    }
 }

@@ -19,6 +19,11 @@ pub(super) fn covers(
 ) -> bool {
     let s = src.scope;
     let within = |roots: &[u32], x: u32| regions::scope_within(project.method(m), x, roots);
+    // Stored into an object the method is handed: per-attempt only in interceptor code the
+    // region enters through a client call (the client makes a new request for each call).
+    if src.param_held {
+        return r.entered.iter().any(|(p, snd)| *p == m && p != snd);
+    }
     // A counter declared in the method counts attempts only for a region (a loop or a lambda)
     // that updates it without declaring it; a field counter is like any other source.
     if let Some(Some(d)) = src.counter_decl {
@@ -65,11 +70,13 @@ pub(super) fn region_path(
 ) -> Vec<MethodId> {
     let mut parent: HashMap<MethodId, Option<MethodId>> = HashMap::new();
     let mut queue = std::collections::VecDeque::new();
+    // Interceptor code the region enters through a sending call is reached through that call.
+    let entered = |m: MethodId| r.entered.iter().any(|(p, s)| *p == m && p != s);
     for p in &r.parts {
         let m = match p {
             Part::Whole(m) | Part::Scopes(m, _) => *m,
         };
-        if parent.insert(m, None).is_none() {
+        if !entered(m) && parent.insert(m, None).is_none() {
             queue.push_back(m);
         }
     }
@@ -80,12 +87,13 @@ pub(super) fn region_path(
         let edges = if unguarded {
             match cx.flows.get(&m) {
                 Some(f) => f.unguarded_calls.as_slice(),
-                None => continue,
+                None => &[],
             }
         } else {
             cx.graph.edges(m)
         };
-        for (_, c) in edges {
+        let sent = r.entered.iter().filter(|(_, s)| *s == m).map(|(p, _)| p);
+        for c in edges.iter().map(|(_, c)| c).chain(sent) {
             if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(*c) {
                 e.insert(Some(m));
                 queue.push_back(*c);

@@ -74,8 +74,33 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ## Interceptors: inside the regions that send through their client
+    /// An HTTP client interceptor runs once for each request it intercepts, so it is inside
+    /// every region from which a request through it is sent: a `@Retryable` method, a
+    /// `RetryTemplate` callback, a `@Scheduled` job or a listener that calls a Feign client
+    /// method (or an identified `RestTemplate`/`RestClient`/OkHttp instance) runs the
+    /// interceptor on every attempt. A key minted in the interceptor is reported there, with
+    /// the path `region → client method → interceptor`, even when the client itself never
+    /// re-sends:
+    /// ```java
+    /// @FeignClient(name = "treasury", configuration = PayoutClientConfig.class)
+    /// interface PayoutClient { @PostMapping("/v1/payouts") String payout(PayoutRequest r); }
+    ///
+    /// class PayoutClientConfig {                       // Retryer.NEVER_RETRY: Feign sends once
+    ///     @Bean RequestInterceptor keys() {
+    ///         return t -> t.header("Idempotency-Key", UUID.randomUUID().toString()); // reported
+    ///     }
+    /// }
+    ///
+    /// @Retryable public String payOut(PayoutRequest r) { return payoutClient.payout(r); }
+    /// ```
+    /// The same interceptor on a client called only from a controller, or only through
+    /// `@GetMapping` reads (`getForObject` on a `RestTemplate`), is silent. A key set only
+    /// when the `RequestTemplate` has none is stable for Feign's own retries (below) but not
+    /// for such a region: each of its attempts sends a new request with a new template.
+    ///
     /// ## When it is silent: interceptors whose client does not re-send
-    /// An HTTP client interceptor runs once for each request it intercepts. It is a region of
+    /// An HTTP client interceptor is a region of
     /// its own only where its registration ties it to a client that re-sends by itself: a Feign
     /// client with a retrying `Retryer` (`Feign.builder()` defaults to `Retryer.Default`;
     /// Spring Cloud OpenFeign to `NEVER_RETRY`, so it needs a `Retryer` bean in the client's
@@ -83,7 +108,8 @@ declare_rule! {
     /// an Azure policy added with `addPolicy` at `PER_RETRY` (the default) or listed after the
     /// `RetryPolicy`. An interceptor registered nowhere that can be found, an OkHttp
     /// `addInterceptor`, a `RestTemplate`/`RestClient` interceptor and a WebClient filter are
-    /// silent. Feign applies its interceptors again to the *same* `RequestTemplate`, so a key
+    /// silent unless a region sends through them (above). Feign applies its interceptors again
+    /// to the *same* `RequestTemplate` on its own retries, so a key
     /// set only when the template has none is stable (not so for Azure, whose tries each get a
     /// fresh copy of the request).
     /// ```java

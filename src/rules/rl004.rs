@@ -117,6 +117,7 @@ fn check(cx: &Context) -> Vec<Finding> {
                 via: None,
                 counter_decl: None,
                 holder_decl: None,
+                param_held: false,
             };
             let covering = reach::covering(cx, *id, &site, e.scope);
             if covering.is_empty() {

@@ -1,0 +1,88 @@
+//! Interceptors inside the regions that send through their client (SPEC 3.2): an interceptor
+//! runs once for each request it intercepts, so it is inside every region from which a request
+//! through it is sent. A region that reaches a call sending through a client gets the code of
+//! the client's interceptors as parts of its own, entered through that call: their sources are
+//! per-attempt for it and their sinks count.
+
+use super::{Part, Region, Sends, merge_parts, reach, scope_within};
+use crate::java::ir::ScopeId;
+use crate::semantic::{CallGraph, MethodId, Project};
+
+/// How many times an interceptor's code may lead to another client's interceptors.
+const MAX_ROUNDS: usize = 4;
+
+/// Adds to each region the interceptor code of the clients it sends through (`graph` must hold
+/// that code, as roots of their own).
+pub fn enter_interceptors(
+    project: &Project,
+    graph: &CallGraph,
+    regions: &mut [Region],
+    sends: &Sends,
+) {
+    if sends.by_method.is_empty() && sends.by_call.is_empty() {
+        return;
+    }
+    for r in regions.iter_mut() {
+        let own: Vec<MethodId> = r.parts.iter().map(part_method).collect();
+        let mut grew = false;
+        for _ in 0..MAX_ROUNDS {
+            let reached = reach(project, graph, r);
+            // A call on a client instance runs where the region runs its scope.
+            let runs = |m: MethodId, s: ScopeId| {
+                reached.contains(&m)
+                    || r.parts.iter().any(|p| match p {
+                        Part::Whole(x) => *x == m,
+                        Part::Scopes(x, roots) => {
+                            *x == m && scope_within(project.method(m), s, roots)
+                        }
+                    })
+            };
+            let triggered: Vec<(MethodId, &Vec<Part>)> = sends
+                .by_method
+                .iter()
+                .filter(|(m, _)| reached.contains(m))
+                .map(|(m, p)| (*m, p))
+                .chain(
+                    sends
+                        .by_call
+                        .iter()
+                        .filter(|(m, s, _)| runs(*m, *s))
+                        .map(|(m, _, p)| (*m, p)),
+                )
+                .collect();
+            let mut added = false;
+            for (sender, parts) in triggered {
+                let sender = &sender;
+                for p in parts {
+                    let m = part_method(p);
+                    if r.parts.contains(p)
+                        || r.parts.contains(&Part::Whole(m))
+                        || r.entered.contains(&(m, *sender))
+                    {
+                        continue;
+                    }
+                    r.parts.push(p.clone());
+                    // Code written in the region's own method is reached from there.
+                    if !own.contains(&m) {
+                        r.entered.push((m, *sender));
+                    }
+                    added = true;
+                }
+            }
+            grew |= added;
+            if !added {
+                break;
+            }
+        }
+        if grew {
+            r.parts = merge_parts(std::mem::take(&mut r.parts));
+            r.entered.sort();
+        }
+    }
+}
+
+fn part_method(p: &Part) -> MethodId {
+    match p {
+        Part::Whole(m) | Part::Scopes(m, _) => *m,
+    }
+}
