@@ -129,7 +129,9 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
         .iter()
         .map(|f| (f.path.as_str(), f.facts.directives.as_slice()))
         .collect();
-    policy::apply(opts, &mut report, &analysed, &parsed)?;
+    phase("policy", || {
+        policy::apply(opts, &mut report, &analysed, &parsed)
+    })?;
     Ok(report)
 }
 

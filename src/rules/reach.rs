@@ -49,12 +49,12 @@ pub(super) fn covers(
 /// region for every source (20,000 retried methods with a finding each were quadratic).
 pub(super) fn covering(cx: &Context, m: MethodId, src: &flow::SourceSite, t: u32) -> Vec<usize> {
     let index = cx.regions_at.get_or_init(|| {
-        let mut index: HashMap<MethodId, Vec<usize>> = HashMap::new();
-        for (i, r) in cx.regions.iter().enumerate() {
+        let mut index: HashMap<MethodId, Vec<u32>> = HashMap::new();
+        for (i, r) in (0u32..).zip(cx.regions) {
             let parts = r.parts.iter().map(|p| match p {
                 Part::Whole(x) | Part::Scopes(x, _) => *x,
             });
-            for x in parts.chain(cx.reaches[i].iter().copied()) {
+            for x in parts.chain(cx.reaches[i as usize].iter().copied()) {
                 let at = index.entry(x).or_default();
                 if at.last() != Some(&i) {
                     at.push(i);
@@ -67,7 +67,7 @@ pub(super) fn covering(cx: &Context, m: MethodId, src: &flow::SourceSite, t: u32
         .get(&m)
         .into_iter()
         .flatten()
-        .copied()
+        .map(|&i| i as usize)
         .filter(|&i| covers(cx.project, &cx.regions[i], &cx.reaches[i], m, src, t))
         .collect()
 }
