@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Growth of retrylint on pathological inputs (issue 15): each case is built at N and 4N in a
 temporary directory and run with `/usr/bin/time -v`; the script prints wall time, peak memory
-and their ratios (linear growth is x4).
+and their ratios (linear growth is x4). tests/hostile_growth.rs asserts the same at sizes a debug
+build runs in seconds.
 
     python3 bench/growth_hostile.py --bin target/release/retrylint [--case NAME] [--scale 1.0]
 """
@@ -83,6 +84,17 @@ def many_globs(d, n):
     write(d, "retrylint.toml", f"exclude = [\n{globs}\n]\n")
 
 
+def cycle(d, n):
+    """A recursive cycle of n methods in one class; the last one makes a random key that
+    reaches the retried method's sink through the cycle."""
+    s = HEAD + "public class Keys {\n    @Retryable\n    public void charge(Gateway g) {\n        g.setIdempotencyKey(k0(g.attempt()));\n    }\n"
+    for i in range(n):
+        base = "UUID.randomUUID().toString()" if i + 1 == n else '"k"'
+        s += f"    String k{i}(int n) {{\n        if (n > 0) {{\n            return k{(i + 1) % n}(n - 1);\n        }}\n        return {base};\n    }}\n"
+    s += "}\n"
+    write(d, "Keys.java", s)
+
+
 CASES = {
     "hierarchy_one_file": (hierarchy_one_file, 2500),
     "hierarchy_files": (hierarchy_files, 500),
@@ -91,6 +103,7 @@ CASES = {
     "regions_over_chain": (regions_over_chain, 500),
     "many_findings": (many_findings, 5000),
     "many_globs": (many_globs, 25000),
+    "cycle": (cycle, 2500),
 }
 
 

@@ -104,6 +104,9 @@ pub struct Summary {
     pub by_rule: BTreeMap<String, usize>,
     /// Other JVM sources found and not analysed, by extension.
     pub not_analysed: BTreeMap<String, usize>,
+    /// `.java` files under the scanned directories that `.gitignore` (or another ignore file)
+    /// left out.
+    pub files_gitignored: usize,
     /// Findings hidden by an inline suppression (not counted in `findings`).
     pub suppressed: usize,
     /// Findings hidden because the baseline records them (not counted in `findings`).

@@ -94,6 +94,7 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
     for (ext, _) in &found.other {
         *report.summary.not_analysed.entry(ext.clone()).or_default() += 1;
     }
+    report.summary.files_gitignored = found.ignored_java;
     budget_warnings(&project, &truncated, &mut report);
     report.summary.incomplete = report
         .errors
@@ -128,7 +129,9 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
         .iter()
         .map(|f| (f.path.as_str(), f.facts.directives.as_slice()))
         .collect();
-    policy::apply(opts, &mut report, &analysed, &parsed)?;
+    phase("policy", || {
+        policy::apply(opts, &mut report, &analysed, &parsed)
+    })?;
     Ok(report)
 }
 

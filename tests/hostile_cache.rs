@@ -288,3 +288,33 @@ fn a_scan_cache_is_not_trusted_on_an_archive_s_modification_time() {
     let (code, v) = json(p, keys.path());
     assert_eq!(code, Some(1), "the stale scan was used: {v}");
 }
+
+#[test]
+fn a_crafted_deeply_nested_entry_is_refused_not_decoded() {
+    // 3 MB of nested-variant tags, at the entry's name and as the scan cache: the seal does not
+    // match, and nothing is decoded; the run is not aborted by a stack overflow.
+    let keys = tempfile::tempdir().unwrap();
+    let repo = tempfile::tempdir().unwrap();
+    let text = harmful();
+    std::fs::write(repo.path().join("Billing.java"), &text).unwrap();
+    let (code, _) = json(repo.path(), keys.path());
+    assert_eq!(code, Some(1));
+    let facts = facts_dir(repo.path());
+    let h = hex(text.as_bytes());
+    let mut crafted = vec![1u8; 3 << 20];
+    crafted.extend_from_slice(&[0, 7]);
+    std::fs::write(facts.join(&h[..2]).join(&h[2..]), &crafted).unwrap();
+    for e in std::fs::read_dir(repo.path().join(".retrylint_cache")).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("scans-")
+        {
+            std::fs::write(&p, &crafted).unwrap();
+        }
+    }
+    let (code, v) = json(repo.path(), keys.path());
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(rules_found(&v), vec!["Billing.java:RL001"]);
+}

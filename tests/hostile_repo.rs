@@ -376,3 +376,78 @@ fn a_method_over_the_budget_is_reported_as_incomplete() {
     assert_eq!(inv["properties"]["incomplete"], 1);
     assert_eq!(inv["toolExecutionNotifications"][0]["level"], "warning");
 }
+
+#[test]
+fn a_bare_directive_above_an_anonymous_class_does_not_hide_its_body() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("Pay.java"),
+        "import java.util.UUID;\nimport org.springframework.retry.RetryCallback;\nimport org.springframework.retry.support.RetryTemplate;\n\nclass Pay {\n    private final RetryTemplate retryTemplate = new RetryTemplate();\n\n    void pay(Gateway gateway) {\n        // retrylint:ignore\n        retryTemplate.execute(new RetryCallback<Void, RuntimeException>() {\n            public Void doWithRetry(org.springframework.retry.RetryContext ctx) {\n                gateway.setIdempotencyKey(UUID.randomUUID().toString());\n                return null;\n            }\n        });\n    }\n}\n",
+    )
+    .unwrap();
+    let (code, v, _) = json(d.path(), &["."]);
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(found(&v), vec!["Pay.java:12:RL001"]);
+    // On the line of the finding itself, the directive applies.
+    std::fs::write(
+        d.path().join("Pay.java"),
+        std::fs::read_to_string(d.path().join("Pay.java"))
+            .unwrap()
+            .replace(
+                "toString());\n",
+                "toString()); // retrylint:ignore RL001 -- the gateway dedupes on the order id\n",
+            ),
+    )
+    .unwrap();
+    let (code, v, _) = json(d.path(), &["."]);
+    assert_eq!((code, found(&v).len()), (Some(0), 0), "{v}");
+    assert_eq!(v["summary"]["suppressed"], 1);
+}
+
+#[test]
+fn java_files_an_ignore_file_hides_are_counted_in_every_format() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("Billing.java"), UNSAFE).unwrap();
+    std::fs::create_dir(d.path().join("pay")).unwrap();
+    std::fs::write(
+        d.path().join("pay/Charge.java"),
+        UNSAFE.replace("class Billing", "class Charge"),
+    )
+    .unwrap();
+    // A pull request adds a `.gitignore` that hides the file holding the finding.
+    std::fs::write(d.path().join(".gitignore"), "pay/\n").unwrap();
+    let (code, v, err) = json(d.path(), &["."]);
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(found(&v), vec!["Billing.java:9:RL001"]);
+    assert_eq!(v["summary"]["files_gitignored"], 1, "{v}");
+    assert!(
+        err.contains("1 .java file left out by ignore files"),
+        "{err}"
+    );
+    let text = retrylint(d.path()).arg(".").output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("1 .java file left out by ignore files")
+    );
+    let sarif = retrylint(d.path())
+        .args(["--format", "sarif", "."])
+        .output()
+        .unwrap();
+    let s: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    assert_eq!(
+        s["runs"][0]["invocations"][0]["properties"]["filesGitignored"], 1,
+        "{s}"
+    );
+    let gh = retrylint(d.path())
+        .args(["--format", "github", "."])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&gh.stdout)
+            .contains("::notice title=retrylint ignore files::1 .java"),
+    );
+    // Nothing hidden: nothing said.
+    std::fs::remove_file(d.path().join(".gitignore")).unwrap();
+    let (_, v, err) = json(d.path(), &["."]);
+    assert_eq!(v["summary"]["files_gitignored"], 0);
+    assert!(!err.contains("ignore files"), "{err}");
+}

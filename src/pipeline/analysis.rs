@@ -116,6 +116,7 @@ pub(crate) fn find(
         reaches: &reaches,
         dead_regions: &dead_regions,
         dead_reaches: &dead_reaches,
+        regions_at: Default::default(),
     };
     let out = rules::check_all(&cx);
     let truncated = ids

@@ -143,7 +143,16 @@ fn catches_all(ty: &str) -> bool {
 /// computed once per run.
 pub struct Enablers {
     files: HashMap<String, Vec<u32>>,
+    /// Every call and method reference of the project by method name, with its caller's class,
+    /// built on first use: read per retried method, a walk of every body each time would be
+    /// quadratic in the number of retried methods.
+    calls: std::sync::OnceLock<HashMap<String, Vec<NamedCall>>>,
 }
+
+/// A call or method reference named like a method: the class it is written in, whether it is
+/// on `this` (or `super`, or written without a receiver), and its arity (`None` for a method
+/// reference).
+type NamedCall = (ClassRef, bool, Option<usize>);
 
 impl Enablers {
     pub fn of(project: &Project, cat: &Catalogue) -> Enablers {
@@ -152,7 +161,10 @@ impl Enablers {
             files.entry(e.clone()).or_default();
         }
         if files.is_empty() {
-            return Enablers { files };
+            return Enablers {
+                files,
+                calls: Default::default(),
+            };
         }
         for (fi, f) in project.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
@@ -171,7 +183,34 @@ impl Enablers {
                 }
             }
         }
-        Enablers { files }
+        Enablers {
+            files,
+            calls: Default::default(),
+        }
+    }
+
+    /// The calls and method references named `name` anywhere in the project.
+    fn calls_named(&self, project: &Project, name: &str) -> &[NamedCall] {
+        let index = self.calls.get_or_init(|| {
+            let mut index: HashMap<String, Vec<NamedCall>> = HashMap::new();
+            for (fi, f) in project.files.iter().enumerate() {
+                for ci in 0..f.facts.classes.len() {
+                    let c: ClassRef = (fi as u32, ci as u32);
+                    for caller in project.methods_of(c) {
+                        if let Some(body) = &project.method(*caller).body {
+                            for (n, on_this, arity) in calls_in(body) {
+                                index
+                                    .entry(n.to_string())
+                                    .or_default()
+                                    .push((c, on_this, arity));
+                            }
+                        }
+                    }
+                }
+            }
+            index
+        });
+        index.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// Is row `r` switched on for the code of `file`? Where no application of the scan enables
@@ -229,7 +268,7 @@ pub fn dead_reason(
         }
         if callers_known
             && !m.modifiers.is_public
-            && let Some(calls) = only_self_invoked(project, id)
+            && let Some(calls) = only_self_invoked(project, enablers, id)
         {
             return Some(Dead::SelfInvoked { calls });
         }
@@ -255,59 +294,49 @@ pub fn dead_reason(
 /// does not go through the proxy. `None` when some call may (any other receiver, a method
 /// reference on another object) or when nothing in the scan calls it. A non-public method is
 /// called only from its package or, when protected, from subclasses: those are the classes read.
-fn only_self_invoked(project: &Project, id: MethodId) -> Option<usize> {
+fn only_self_invoked(project: &Project, enablers: &Enablers, id: MethodId) -> Option<usize> {
     let m = project.method(id);
     let class = project.class_of(id);
     let package = &project.files[id.0 as usize].facts.package;
-    let mut classes: Vec<ClassRef> = Vec::new();
+    let mut classes: std::collections::HashSet<ClassRef> = std::collections::HashSet::new();
     let mut stack = vec![class];
     while let Some(c) = stack.pop() {
-        if !classes.contains(&c) {
-            classes.push(c);
+        if classes.insert(c) {
             stack.extend(project.subtypes_of(c).iter().copied());
         }
     }
     let mut self_calls = 0;
-    for (fi, f) in project.files.iter().enumerate() {
-        let same_package = &f.facts.package == package;
-        for ci in 0..f.facts.classes.len() {
-            let c: ClassRef = (fi as u32, ci as u32);
-            let own = classes.contains(&c);
-            if !same_package && !own {
-                continue;
-            }
-            for caller in project.methods_of(c) {
-                let Some(body) = &project.method(*caller).body else {
-                    continue;
-                };
-                for (on_this, arity) in calls_named(body, &m.name) {
-                    if arity.is_some_and(|a| a != m.params.len()) {
-                        continue;
-                    }
-                    if !(on_this && own) {
-                        return None;
-                    }
-                    self_calls += 1;
-                }
-            }
+    for (c, on_this, arity) in enablers.calls_named(project, &m.name) {
+        let own = classes.contains(c);
+        if !own && project.files[c.0 as usize].facts.package != *package {
+            continue;
         }
+        if arity.is_some_and(|a| a != m.params.len()) {
+            continue;
+        }
+        if !(*on_this && own) {
+            return None;
+        }
+        self_calls += 1;
     }
     (self_calls > 0).then_some(self_calls)
 }
 
-/// The calls and method references named `name` in `body`: whether each is on `this` (or
+/// The calls and method references in `body`: the name of each, whether it is on `this` (or
 /// `super`, or written without a receiver), and its arity (`None` for a method reference).
-fn calls_named(body: &Block, name: &str) -> Vec<(bool, Option<usize>)> {
+fn calls_in(body: &Block) -> Vec<(&str, bool, Option<usize>)> {
     Node::all(body)
         .filter_map(|n| match n {
-            Node::Expr(Expr::Call(c)) if c.name == name => {
+            Node::Expr(Expr::Call(c)) => {
                 let on_this = c.on_super
                     || matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)));
-                Some((on_this, Some(c.args.len())))
+                Some((c.name.as_str(), on_this, Some(c.args.len())))
             }
-            Node::Expr(Expr::MethodRef(r)) if r.name == name => {
-                Some((matches!(r.recv.peel(), Expr::This(_)), None))
-            }
+            Node::Expr(Expr::MethodRef(r)) => Some((
+                r.name.as_str(),
+                matches!(r.recv.peel(), Expr::This(_)),
+                None,
+            )),
             _ => None,
         })
         .collect()

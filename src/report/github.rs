@@ -46,6 +46,13 @@ pub fn render(report: &Report) -> String {
             escape_data(&e.message)
         ));
     }
+    // So may an ignore file that hides sources.
+    if report.summary.files_gitignored > 0 {
+        out.push_str(&format!(
+            "::notice title=retrylint ignore files::{} .java files left out by ignore files (.gitignore)\n",
+            report.summary.files_gitignored
+        ));
+    }
     // A configuration in the checkout may switch rules off: say which one shaped the run.
     if let Some(c) = &report.summary.config {
         let file = if c.path.is_empty() {

@@ -286,10 +286,13 @@ fn invocation(report: &Report, notifications: Vec<Value>) -> Value {
         "toolExecutionNotifications": notifications,
     });
     let s = &report.summary;
-    if s.config.is_some() || s.incomplete > 0 {
+    if s.config.is_some() || s.incomplete > 0 || s.files_gitignored > 0 {
         let mut properties = json!({ "incomplete": s.incomplete });
         if let Some(c) = &s.config {
             properties["configuration"] = json!(c);
+        }
+        if s.files_gitignored > 0 {
+            properties["filesGitignored"] = json!(s.files_gitignored);
         }
         v["properties"] = properties;
     }

@@ -172,6 +172,13 @@ pub fn summary_line(s: &crate::Summary) -> String {
             if s.incomplete == 1 { "" } else { "s" }
         ));
     }
+    if s.files_gitignored > 0 {
+        out.push_str(&format!(
+            "; {} .java file{} left out by ignore files",
+            s.files_gitignored,
+            if s.files_gitignored == 1 { "" } else { "s" }
+        ));
+    }
     if let Some(c) = &s.config {
         out.push_str(&format!("; settings from {}", config_line(c)));
     }

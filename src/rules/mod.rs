@@ -40,6 +40,9 @@ pub struct Context<'a> {
     pub dead_regions: &'a [Region],
     /// For each dead region, the methods it would reach.
     pub dead_reaches: &'a [BTreeSet<MethodId>],
+    /// For each method, the regions whose code or reach holds it (see [`reach::covering`]),
+    /// built on first use.
+    pub regions_at: std::sync::OnceLock<HashMap<MethodId, Vec<u32>>>,
 }
 
 /// The findings of every rule that has a check, in rule order.

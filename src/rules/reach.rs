@@ -50,12 +50,30 @@ pub(super) fn covers(
 }
 
 /// The indexes of the regions of `cx` that cover `src` and a site in scope `t` of method `m`.
+/// Only a region whose parts or reach hold `m` can cover it: those are looked up, not every
+/// region for every source (20,000 retried methods with a finding each were quadratic).
 pub(super) fn covering(cx: &Context, m: MethodId, src: &flow::SourceSite, t: u32) -> Vec<usize> {
-    cx.regions
-        .iter()
-        .enumerate()
-        .filter(|(i, r)| covers(cx.project, r, &cx.reaches[*i], m, src, t))
-        .map(|(i, _)| i)
+    let index = cx.regions_at.get_or_init(|| {
+        let mut index: HashMap<MethodId, Vec<u32>> = HashMap::new();
+        for (i, r) in (0u32..).zip(cx.regions) {
+            let parts = r.parts.iter().map(|p| match p {
+                Part::Whole(x) | Part::Scopes(x, _) => *x,
+            });
+            for x in parts.chain(cx.reaches[i as usize].iter().copied()) {
+                let at = index.entry(x).or_default();
+                if at.last() != Some(&i) {
+                    at.push(i);
+                }
+            }
+        }
+        index
+    });
+    index
+        .get(&m)
+        .into_iter()
+        .flatten()
+        .map(|&i| i as usize)
+        .filter(|&i| covers(cx.project, &cx.regions[i], &cx.reaches[i], m, src, t))
         .collect()
 }
 

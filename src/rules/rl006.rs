@@ -125,7 +125,12 @@ fn check(cx: &Context) -> Vec<Finding> {
         reaches: cx.dead_reaches,
         dead_regions: &[],
         dead_reaches: &[],
-        ..*cx
+        regions_at: Default::default(),
+        project: cx.project,
+        cat: cx.cat,
+        ids: cx.ids,
+        flows: cx.flows,
+        graph: cx.graph,
     };
     let latent: Vec<Finding> = super::LATENT_CHECKS
         .iter()

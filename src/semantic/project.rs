@@ -52,6 +52,10 @@ pub struct Project {
     /// Per class, the classes its `extends`/`implements` clauses were looked up as, recorded
     /// when its supertypes are asked for (not when the index is built).
     super_lookups: HashMap<ClassRef, Vec<String>>,
+    /// While recording, per class: whether its supertype lookups (0) and its name as a
+    /// supertype (1) were noted already. Noting is idempotent; noting every class of every
+    /// closure asked for would be quadratic in a hierarchy's depth.
+    noted: HashMap<ClassRef, [std::sync::atomic::AtomicBool; 2]>,
 }
 
 const JAVA_LANG: &[&str] = &[
@@ -151,6 +155,7 @@ impl Project {
             constants_by_name: HashMap::new(),
             deps: None,
             super_lookups: HashMap::new(),
+            noted: HashMap::new(),
         };
         let recording = deps.is_some();
         p.modules = Modules::discover(p.files.iter().map(|f| f.path.as_str()));
@@ -224,8 +229,23 @@ impl Project {
             .chain(p.subtypes.keys())
             .map(|c| (*c, Default::default()))
             .collect();
+        if recording {
+            p.noted = p
+                .super_lookups
+                .keys()
+                .map(|c| (*c, Default::default()))
+                .collect();
+        }
         p.deps = deps;
         p
+    }
+
+    /// The first time `c` is noted for `which` (0: its supertype lookups; 1: its name as a
+    /// supertype) in this recording.
+    fn first_noting(&self, c: ClassRef, which: usize) -> bool {
+        self.noted
+            .get(&c)
+            .is_none_or(|f| !f[which].swap(true, std::sync::atomic::Ordering::Relaxed))
     }
 
     pub fn class(&self, c: ClassRef) -> &Class {
@@ -336,11 +356,21 @@ impl Project {
         match t {
             TypeRef::Project(c) => {
                 let fqn = &self.class(*c).fqn;
-                fqn == pattern
-                    || self
-                        .supertypes_of(*c)
-                        .iter()
-                        .any(|s| self.class(*s).fqn == pattern)
+                if fqn == pattern {
+                    return true;
+                }
+                // Only a project class can be a project supertype: asked of every class of a deep
+                // hierarchy, the closures would hold n² pairs. While recording, a file not parsed
+                // yet may declare `pattern`: once it is parsed, the closure is read.
+                if !self.class_by_fqn.contains_key(pattern) {
+                    if let Some(d) = &self.deps {
+                        d.note_type(pattern);
+                    }
+                    return false;
+                }
+                self.supertypes_of(*c)
+                    .iter()
+                    .any(|s| self.class(*s).fqn == pattern)
             }
             TypeRef::External(f) => f == pattern,
             TypeRef::Unknown(s) => s == simple_pat || s == pattern,
@@ -353,6 +383,9 @@ impl Project {
         if let Some(d) = &self.deps {
             // A supertype's file not parsed yet would change the answer.
             for k in std::iter::once(&c).chain(sups) {
+                if !self.first_noting(*k, 0) {
+                    continue;
+                }
                 for fqn in self.super_lookups.get(k).into_iter().flatten() {
                     d.note_type(fqn);
                 }
@@ -366,7 +399,9 @@ impl Project {
         if let Some(d) = &self.deps {
             // A file not parsed yet may extend `c` or one of its known subtypes.
             for k in std::iter::once(&c).chain(subs) {
-                d.note_super(&self.class(*k).name);
+                if self.first_noting(*k, 1) {
+                    d.note_super(&self.class(*k).name);
+                }
             }
         }
         subs

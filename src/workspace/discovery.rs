@@ -12,6 +12,9 @@ pub struct Discovered {
     pub other: Vec<(String, PathBuf)>,
     /// Problems met while walking (an unreadable directory, a symlink loop).
     pub problems: Vec<(PathBuf, String)>,
+    /// `.java` files under the scanned directories that ignore files (`.gitignore`,
+    /// `.ignore`, git's excludes) left out: a pull request can add one, so the count is shown.
+    pub ignored_java: usize,
 }
 
 #[derive(Debug)]
@@ -74,7 +77,34 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
     out.java.dedup();
     out.other.sort();
     out.other.dedup();
+    out.ignored_java = ignored_java(paths, &out.java);
     Ok(out)
+}
+
+/// How many `.java` files under the directories of `paths` the ignore files hid from the walk
+/// that found `java` (sorted): a second walk that reads no ignore file. Hidden directories
+/// (`.git`) are skipped by both.
+fn ignored_java(paths: &[PathBuf], java: &[PathBuf]) -> usize {
+    let mut all: Vec<PathBuf> = Vec::new();
+    for root in paths.iter().filter(|p| p.is_dir()) {
+        let walker = ignore::WalkBuilder::new(root)
+            .standard_filters(false)
+            .hidden(true)
+            .follow_links(false)
+            .build();
+        all.extend(
+            walker
+                .flatten()
+                .filter(|e| e.file_type().is_some_and(|t| !t.is_dir()))
+                .map(ignore::DirEntry::into_path)
+                .filter(|p| p.extension().is_some_and(|x| x == "java")),
+        );
+    }
+    all.sort();
+    all.dedup();
+    all.iter()
+        .filter(|p| java.binary_search(p).is_err())
+        .count()
 }
 
 fn classify(path: &Path, out: &mut Discovered) {

@@ -216,6 +216,30 @@ mod tests {
     }
 
     #[test]
+    fn temporary_names_cannot_be_guessed_and_are_never_opened_if_present() {
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("entry");
+        let names: std::collections::HashSet<PathBuf> =
+            (0..1000).map(|_| temp_name(&target)).collect();
+        assert_eq!(names.len(), 1000, "a temporary name repeats");
+        // Links planted at a thousand names next to the target are neither followed nor
+        // replaced.
+        let victim = d.path().join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        for n in &names {
+            std::os::unix::fs::symlink(&victim, n).unwrap();
+        }
+        write_atomic(&target, b"new").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert!(
+            names
+                .iter()
+                .all(|n| std::fs::symlink_metadata(n).unwrap().is_symlink())
+        );
+    }
+
+    #[test]
     fn directories_are_not_created_through_links() {
         let d = tempfile::tempdir().unwrap();
         let elsewhere = tempfile::tempdir().unwrap();
