@@ -197,10 +197,24 @@ pub struct KeyNames {
     /// Every word a key name must contain (the exact names, the stems and the suffixes), as
     /// written in the rows: the prefilter's words.
     pub words: Vec<String>,
+    /// The rows of alert deduplication keys (`alert = true`), each with its own names.
+    pub alert: Vec<(String, KeyNames)>,
 }
 
 impl KeyNames {
     fn add(&mut self, row: HeaderNames) {
+        if row.alert {
+            let mut own = KeyNames::default();
+            own.add(HeaderNames {
+                id: row.id.clone(),
+                names: row.names.clone(),
+                stems: row.stems.clone(),
+                tails: row.tails.clone(),
+                suffixes: row.suffixes.clone(),
+                alert: false,
+            });
+            self.alert.push((row.id.clone(), own));
+        }
         let tails: Vec<String> = row.tails.iter().map(|t| normalize(t)).collect();
         for n in &row.names {
             self.exact.push(normalize(n));
@@ -213,6 +227,14 @@ impl KeyNames {
         }
         self.words
             .extend(row.names.into_iter().chain(row.stems).chain(row.suffixes));
+    }
+
+    /// The row of an alert deduplication key named `name` (PagerDuty's `dedup_key`), if it is one.
+    pub fn alert_row(&self, name: &str) -> Option<&str> {
+        self.alert
+            .iter()
+            .find(|(_, names)| names.matches(name))
+            .map(|(id, _)| id.as_str())
     }
 
     /// Is `name` a key name? Compared lowercase, without `-` and `_`.
@@ -652,6 +674,17 @@ impl Catalogue {
             .iter()
             .any(|c| n.contains(c.as_str()))
             || self.sinks.parameters.equals.contains(&n)
+    }
+
+    /// Is `row` (a key sink's) the row of an alert deduplication key? An alert is not a side
+    /// effect: the key matters to RL005 only where it is new on every run.
+    pub fn is_alert_key(&self, row: &str) -> bool {
+        self.sinks
+            .headers
+            .names
+            .alert
+            .iter()
+            .any(|(id, _)| id == row)
     }
 
     /// Is `name` (of a header, a body field, a map entry) an idempotency key's name?

@@ -209,11 +209,16 @@ impl Model for Catalogue {
             None if entry && !name.contains('-') => KeyField::BodyField,
             None => KeyField::Header,
         };
+        // An alert's key is known by its name's row (RL005 asks), other keys by the setter's.
+        let row = match h.names.alert_row(&name) {
+            Some(alert) => alert.to_string(),
+            None => h.setter_rows.get(call.name()).cloned().unwrap_or_default(),
+        };
         Some(NamedKey {
             name,
             field,
             value_arg: i + 1,
-            row: h.setter_rows.get(call.name()).cloned().unwrap_or_default(),
+            row,
         })
     }
 
@@ -366,7 +371,12 @@ impl Model for Catalogue {
 
     fn is_lock_sql(&self, sql: &str) -> bool {
         let locks = &self.guards.cluster_locks;
-        let t = sql.to_lowercase();
+        // One space between words, however the query was laid out (`for update\n  skip locked`).
+        let t = sql
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
         locks.sql.iter().any(|f| t.contains(f.as_str()))
             || locks
                 .sql_all

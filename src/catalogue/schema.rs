@@ -490,6 +490,12 @@ pub struct HeaderNames {
     pub tails: Vec<String>,
     #[serde(default)]
     pub suffixes: Vec<String>,
+    /// The names are an alerting service's deduplication key (PagerDuty's `dedup_key`): the
+    /// service merges the triggers sent with one key into one incident. An alert is not a side
+    /// effect, so RL005 counts such a key only where it is new on every run of the scheduler
+    /// (then every replica opens its own incident); a stable one makes the replicas' triggers one.
+    #[serde(default)]
+    pub alert: bool,
 }
 
 #[derive(Debug, Deserialize)]

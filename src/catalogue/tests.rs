@@ -209,3 +209,33 @@ fn globs() {
     assert!(!glob("next*", "ints"));
     assert!(glob("ints", "ints"));
 }
+
+#[test]
+fn alert_keys_are_known_by_their_row() {
+    let c = Catalogue::parse().expect("catalogue parses");
+    let names = &c.sinks.headers.names;
+    // PagerDuty's `dedup_key`, however it is spelled, is an alert's key; other keys are not.
+    for alert in ["dedup_key", "dedupKey", "DEDUP-KEY"] {
+        let row = names.alert_row(alert).expect(alert);
+        assert!(c.is_alert_key(row), "{alert}");
+    }
+    for other in [
+        "Idempotency-Key",
+        "MessageDeduplicationId",
+        "message_dedup_key",
+    ] {
+        assert!(names.alert_row(other).is_none(), "{other}");
+    }
+    assert!(!c.is_alert_key("sink.header-map-entry"));
+    // Still a key name for RL001–RL003.
+    assert!(c.is_idempotency_header("dedup_key"));
+}
+
+#[test]
+fn lock_sql_ignores_layout() {
+    use crate::dataflow::Model;
+    let c = Catalogue::parse().expect("catalogue parses");
+    assert!(c.is_lock_sql("SELECT id FROM inbox WHERE id = :id FOR UPDATE\n      SKIP   LOCKED"));
+    assert!(c.is_lock_sql("UPDATE inbox e SET e.status = 'IN_PROGRESS'\nWHERE e.id = :id"));
+    assert!(!c.is_lock_sql("SELECT e.id FROM inbox e WHERE e.status = 'PENDING'"));
+}

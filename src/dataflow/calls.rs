@@ -466,11 +466,17 @@ impl Cx<'_> {
                 }
                 shape_out = Some(shape);
             }
-            let setter = args.len() == 1 && property_of(&c.name, "set").is_some();
-            if let Some(owner) = recv.filter(|_| !setter).and_then(|r| self.place_of(r)) {
+            let setter = (args.len() == 1)
+                .then(|| property_of(&c.name, "set"))
+                .flatten();
+            if let Some(owner) = recv.and_then(|r| self.place_of(r)) {
                 // A builder method (or a setter named otherwise) writes its property; `setX`
-                // was written above.
+                // wrote `x` above, and writes here any other field its body assigns
+                // (`setAlertId(String v) { this.id = v; }` is read back by `getId()`).
                 for (f, ps) in &s.field_params {
+                    if setter.as_deref() == Some(f.as_str()) {
+                        continue;
+                    }
                     let t = self.args_at(ps, &c.args, args);
                     self.assign_place(Place::prop(owner.clone(), f), t, true, Some(c.span));
                 }

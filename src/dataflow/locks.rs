@@ -20,28 +20,50 @@ impl Cx<'_> {
         c.args.iter().any(|a| {
             let text = match a.peel() {
                 Expr::Name(n, _) if self.is_local(n) => match self.defs.get(n) {
-                    Some((_, init)) => self.project.constant(self.class, init),
+                    Some((_, init)) => self.constant_text(self.class, init),
                     None => None,
                 },
-                other => self.project.constant(self.class, other),
+                other => self.constant_text(self.class, other),
             };
             text.is_some_and(|t| self.model.is_lock_sql(&t))
         }) || self.callee_locks(c)
     }
 
-    /// A project method whose query annotation takes a lock or claims rows.
+    /// A project method whose query annotation takes a lock or claims rows
+    /// (`@Query(value = "select id from inbox where id = :id and status = 'PENDING' "
+    /// + "for update skip locked", nativeQuery = true)`).
     pub(super) fn callee_locks(&self, c: &Call) -> bool {
         let recv = self.receiver_type(c.recv.as_ref());
         self.project
             .resolve_call(self.class, c, recv)
             .iter()
             .any(|m| {
+                let class = self.project.class_of(*m);
                 self.project.method(*m).annotations.iter().any(|a| {
-                    a.args.iter().any(
-                        |(_, v)| matches!(v.peel(), Expr::Str(s, _) if self.model.is_lock_sql(s)),
-                    )
+                    a.args.iter().any(|(_, v)| {
+                        self.constant_text(class, v)
+                            .is_some_and(|s| self.model.is_lock_sql(&s))
+                    })
                 })
             })
+    }
+
+    /// The text of a string constant, also when written as a concatenation of literals and
+    /// constants (a query split over lines); `None` when a part is not a constant.
+    fn constant_text(&self, class: crate::semantic::ClassRef, e: &Expr) -> Option<String> {
+        let mut text = String::new();
+        // Operands left to right: the right operand is pushed first.
+        let mut stack: Vec<&Expr> = vec![e];
+        while let Some(e) = stack.pop() {
+            match e.peel() {
+                Expr::Binary(b) if b.op == "+" => {
+                    stack.push(&b.right);
+                    stack.push(&b.left);
+                }
+                other => text.push_str(&self.project.constant(class, other)?),
+            }
+        }
+        Some(text)
     }
 }
 

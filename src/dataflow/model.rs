@@ -111,7 +111,8 @@ pub struct NamedKey {
     pub field: KeyField,
     /// The argument that holds the key.
     pub value_arg: usize,
-    /// The id of the row that makes the call a setter.
+    /// The id of the row that makes the call a key sink: the key name's row for an alert's
+    /// deduplication key (the rules ask the model what it is), the setter's row otherwise.
     pub row: String,
 }
 

@@ -239,3 +239,23 @@ pub(super) fn flow_steps(
     }
     steps
 }
+
+/// The key sinks at which region `cx.regions[i]` sends a key that is new on each of its
+/// executions: a per-attempt source covered by the region (the same facts RL001–RL003 report)
+/// flows into them. Each sink's location, with the label of one source that reaches it.
+pub(super) fn fresh_sinks(cx: &Context, i: usize) -> Vec<(flow::Loc, String)> {
+    let r = &cx.regions[i];
+    let mut out: Vec<(flow::Loc, String)> = Vec::new();
+    for (id, f) in cx.flows {
+        for ev in &f.events {
+            let src = &f.sources[ev.source as usize];
+            if covers(cx.project, r, &cx.reaches[i], *id, src, ev.scope) {
+                let label = src.via.as_ref().map_or(&src.label, |d| &d.label);
+                out.push((ev.sink.loc.clone(), label.clone()));
+            }
+        }
+    }
+    out.sort();
+    out.dedup_by(|a, b| a.0 == b.0);
+    out
+}

@@ -11,7 +11,8 @@ declare_rule! {
     /// Finds a per-instance scheduler — `@Scheduled` (Spring, Quarkus, Micronaut),
     /// `scheduleAtFixedRate`/`scheduleWithFixedDelay`, `Timer`, Vert.x `setPeriodic`, a Quartz job
     /// — whose task reaches an idempotency key sink or a known side effect (across methods and
-    /// files) with no cluster-wide guard in front of it.
+    /// files) with no cluster-wide guard in front of it. An alert's deduplication key (PagerDuty's
+    /// `dedup_key`) counts only when it is new on every run of the job.
     ///
     /// A guard counts when its answer decides the work: `if (…) { … }`, `if (!…) return;`, a
     /// loop or a callback over what it claimed (`for (x : claimed)`, `claimed.forEach(…)`). The
@@ -19,8 +20,8 @@ declare_rule! {
     /// `isLeader` (also inside a project helper whose answer is the lock's); leader election
     /// (a flag that an `OnGrantedEvent` handler sets to `true`); SQL claims
     /// (advisory locks, `FOR UPDATE SKIP LOCKED`, a conditional `UPDATE … WHERE` whose row count
-    /// is tested — also in a repository's `@Query` behind a service that returns `null` when it
-    /// lost); claiming work from a shared queue or subscription, where each item goes to one
+    /// is tested — also in a repository's `@Query`, written whole or as a concatenation, behind a
+    /// service that returns `null` or `false` when it lost); claiming work from a shared queue or subscription, where each item goes to one
     /// replica (SQS `receiveMessage`, Spring Cloud AWS `SqsTemplate.receive…`, JMS `receive`,
     /// Kafka `poll`, a project wrapper returning what they received, Conductor's `queueDAO.pop`,
     /// a listener subscribed to a queue); and Quartz with a clustered job store.
@@ -49,6 +50,31 @@ declare_rule! {
     /// claim row (`INSERT … ON CONFLICT DO NOTHING` whose row count gates the call). Or deploy the
     /// scheduler as a single replica and suppress the finding with that reason.
     ///
+    /// ## When it is silent: an alert with a stable deduplication key
+    /// An alert is not a side effect. A job that only pages fires on every replica, but PagerDuty
+    /// merges the triggers that carry the same `dedup_key` into one incident: a key that names
+    /// the alert (`consumer + "-STALE_HEARTBEAT"`, `"dlq-" + LocalDate.now()`) is silent. A key
+    /// made anew on every run — from a random value, the clock or a counter evaluated in the
+    /// job's own execution — opens an incident per replica and per run, and is reported:
+    /// ```java
+    /// @Scheduled(fixedDelay = 60_000)
+    /// public void checkStaleConsumers() {
+    ///     for (String c : stats.staleConsumers()) {
+    ///         pagerDuty.trigger(c + " stopped", "critical", c + "-STALE_HEARTBEAT");   // silent
+    ///     }
+    /// }
+    ///
+    /// @Scheduled(cron = "0 0 * * * *")                                                // RL005
+    /// public void checkBalanceDrift() {
+    ///     pagerDuty.trigger("wallets drifted", "critical",
+    ///             "wallet-drift-" + System.currentTimeMillis());                        // and RL002
+    /// }
+    /// ```
+    /// (`trigger` puts its last argument into the event's `dedup_key` body field.) Only alert
+    /// keys are judged so: a stable key on a money request (`Idempotency-Key: bill-42-debit` on
+    /// a wallet debit) is still reported, since the replicas' concurrent requests can all be
+    /// accepted before the service has recorded the key.
+    ///
     /// ## When it is silent: guards that decide the work
     /// A job that drains a shared queue sends what each message asks for on one replica only:
     /// ```java
@@ -61,8 +87,12 @@ declare_rule! {
     /// ```
     /// A claim behind a service (`claimOperation` runs `@Modifying @Query("update … where
     /// … status in … and lease…")` and returns `null` when its row count is 0) decides too:
-    /// `if (claimed == null) return false;` before the provider call is silent. So is a project
-    /// method that hands the claimed items to a function it was passed
+    /// `if (claimed == null) return false;` before the provider call is silent. So is a store
+    /// whose `claimPending(id)` runs a native `@Query("select id from inbox where id = :id and
+    /// status = 'PENDING' " + "for update skip locked")`, returns `false` when it found nothing
+    /// and `updated > 0` after a conditional `update … where … status = 'PENDING'`, called
+    /// through its interface: `if (!inbox.claimPending(id)) return;` guards what follows. So
+    /// is a project method that hands the claimed items to a function it was passed
     /// (`pollAndExecute(queue, ids -> handle(ids))` with `if (!ids.isEmpty()) handler.accept(ids)`
     /// after `queueDAO.pop(…)`). A Quartz job is silent where its application clusters the job
     /// store: `org.quartz.jobStore.isClustered = true` in `quartz.properties`, or
@@ -155,7 +185,10 @@ fn check(cx: &Context) -> Vec<Finding> {
             })
     };
     let mut out: BTreeMap<(u32, Span), Finding> = BTreeMap::new();
-    for r in cx.regions.iter().filter(|r| r.scheduler && !clustered(r)) {
+    for (i, r) in cx.regions.iter().enumerate() {
+        if !r.scheduler || clustered(r) {
+            continue;
+        }
         // Methods run whole by the scheduler, and the effects met on the way.
         let mut reached: Vec<(MethodId, &flow::Effect)> = Vec::new();
         let mut seen = BTreeSet::new();
@@ -197,6 +230,28 @@ fn check(cx: &Context) -> Vec<Finding> {
                 }
             }
         }
+        // An alert is not a side effect: an alert's deduplication key (PagerDuty's `dedup_key`)
+        // counts only where it is new on each run of this scheduler, since a stable one makes
+        // the alerting service merge the replicas' triggers into one incident.
+        let is_alert = |e: &flow::Effect| {
+            matches!(e.kind, flow::EffectKind::KeySink) && cat.is_alert_key(&e.row)
+        };
+        let fresh = if reached.iter().any(|(_, e)| is_alert(e)) {
+            reach::fresh_sinks(cx, i)
+        } else {
+            Vec::new()
+        };
+        let fresh_at = |m: MethodId, e: &flow::Effect| {
+            fresh
+                .iter()
+                .find(|(l, _)| {
+                    l.file == m.0
+                        && ((e.span.start <= l.span.start && l.span.end <= e.span.end)
+                            || (l.span.start <= e.span.start && e.span.end <= l.span.end))
+                })
+                .map(|(_, label)| label.clone())
+        };
+        reached.retain(|(m, e)| !is_alert(e) || fresh_at(*m, e).is_some());
         reached.sort_by_key(|(m, e)| (m.0, e.span));
         let Some((m, e)) = reached.first() else {
             continue;
@@ -217,7 +272,12 @@ fn check(cx: &Context) -> Vec<Finding> {
         );
         let at = message::at(&path, &effect.path, effect.line);
         let what = match e.kind {
-            flow::EffectKind::KeySink => format!("an idempotency key ({what})"),
+            flow::EffectKind::KeySink => match fresh_at(*m, e) {
+                Some(source) if is_alert(e) => {
+                    format!("an alert key made anew on every run from {source} ({what})")
+                }
+                _ => format!("an idempotency key ({what})"),
+            },
             flow::EffectKind::SideEffect { .. } => what,
         };
         let owner = project
@@ -253,7 +313,8 @@ mod tests {
     use super::RULE;
     use crate::rules::snippets::{fails, passes};
 
-    const FAIL: &[&str] = &[r#"
+    const FAIL: &[&str] = &[
+        r#"
 import com.stripe.model.Charge;
 import com.stripe.param.ChargeCreateParams;
 import org.springframework.scheduling.annotation.Scheduled;
@@ -264,9 +325,53 @@ class Dunning {
         Charge.create(ChargeCreateParams.builder().setAmount(100L).build());
     }
 }
-"#];
+"#,
+        r#"
+import java.util.HashMap;
+import java.util.Map;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.web.client.RestTemplate;
+
+class DriftAlerts {
+    RestTemplate rest;
+
+    @Scheduled(cron = "0 0 * * * *")
+    void checkDrift() {
+        Map<String, Object> event = new HashMap<>();
+        event.put("event_action", "trigger");
+        event.put("dedup_key", "drift-" + System.currentTimeMillis());
+        rest.postForEntity("https://events.pagerduty.com/v2/enqueue", event, Map.class);
+    }
+}
+"#,
+    ];
 
     const PASS: &[&str] = &[
+        r#"
+import java.util.HashMap;
+import java.util.Map;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.web.client.RestTemplate;
+
+class StaleConsumerAlerts {
+    RestTemplate rest;
+    Stats stats;
+
+    @Scheduled(fixedDelay = 60000)
+    void checkStale() {
+        for (String consumer : stats.stale()) {
+            Map<String, Object> event = new HashMap<>();
+            event.put("event_action", "trigger");
+            event.put("dedup_key", consumer + "-STALE_HEARTBEAT");
+            rest.postForEntity("https://events.pagerduty.com/v2/enqueue", event, Map.class);
+        }
+    }
+
+    interface Stats {
+        java.util.List<String> stale();
+    }
+}
+"#,
         r#"
 import com.stripe.model.Charge;
 import com.stripe.param.ChargeCreateParams;
