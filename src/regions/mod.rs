@@ -11,6 +11,7 @@ mod recursion;
 mod registration;
 mod retry_loops;
 mod steps;
+mod transactions;
 
 pub use annotations::annotation_regions;
 pub use calls::call_regions;
@@ -18,6 +19,7 @@ pub use function_beans::function_bean_regions;
 pub use implementations::implementation_regions;
 pub use registration::{bean_registrations, call_registrations};
 pub use retry_loops::{is_retry_loop, may_hold_region};
+pub use transactions::{leaves_transaction, own_transaction};
 
 use crate::java::ir::*;
 use crate::semantic::{CallGraph, Loc, MethodId, Project};
