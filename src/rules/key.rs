@@ -42,6 +42,8 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
     let project = cx.project;
     // (file, source span) → finding under construction
     let mut grouped: BTreeMap<(u32, Span), Grouped> = BTreeMap::new();
+    // Region index → whether each of its attempts is a transaction of its own (asked once).
+    let mut outboxes: BTreeMap<usize, bool> = BTreeMap::new();
     for id in cx.ids {
         let f = &cx.flows[id];
         for ev in &f.events {
@@ -51,7 +53,7 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
             }
             let mut covering = reach::covering(cx, *id, src, ev.scope);
             if ev.sink.row_write {
-                covering.retain(|i| !outbox(cx, *i));
+                covering.retain(|i| !*outboxes.entry(*i).or_insert_with(|| outbox(cx, *i)));
             }
             if covering.is_empty() {
                 continue;
