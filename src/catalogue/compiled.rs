@@ -125,6 +125,7 @@ macro_rules! each_table {
         $apply!(guards, store, "guard");
         $apply!(guards, compute_once, "guard");
         $apply!(guards, persist, "guard");
+        $apply!(guards, outbox, "guard");
         $apply!(guards, cluster_lock, "guard");
         $apply!(side_effects, call, "side-effect");
         $apply!(side_effects, key_carrier, "side-effect");
@@ -271,6 +272,7 @@ pub struct Guards {
     pub store: Vec<Store>,
     pub compute_once: Vec<ComputeOnce>,
     pub persist: PersistCalls,
+    pub outbox: Vec<Outbox>,
     pub cluster_locks: ClusterLocks,
 }
 
@@ -628,6 +630,7 @@ impl Catalogue {
                 persist: PersistCalls {
                     prefixes: g.persist.into_iter().flat_map(|p| p.prefixes).collect(),
                 },
+                outbox: g.outbox,
                 cluster_locks: locks,
             },
             side_effects: SideEffects {

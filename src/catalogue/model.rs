@@ -4,7 +4,7 @@
 use super::{Catalogue, Holds, glob};
 use crate::dataflow::model::{
     AnnotationUse, Check, ComputeOnce, Factories, Form, KeyField, KeySink, Model, NamedKey,
-    SideEffectMatch, Site, SourceKind, SourceMatch, StoreAccess,
+    SideEffectMatch, Site, SourceKind, SourceMatch, StoreAccess, Tx,
 };
 use crate::workspace::scan::{EffectWords, SideEffectWords};
 
@@ -300,6 +300,26 @@ impl Model for Catalogue {
             .prefixes
             .iter()
             .any(|p| method.starts_with(p.as_str()))
+    }
+
+    fn is_entity_annotation(&self, is: &dyn Fn(&str) -> bool) -> bool {
+        self.guards
+            .outbox
+            .iter()
+            .any(|o| o.entities.iter().any(|e| is(e)))
+    }
+
+    fn transaction(&self, is: &dyn Fn(&str) -> bool, propagation: Option<&str>) -> Option<Tx> {
+        let row = self
+            .guards
+            .outbox
+            .iter()
+            .find(|o| o.transactions.iter().any(|t| is(t)))?;
+        let has = |list: &[String]| propagation.is_some_and(|p| list.iter().any(|x| x == p));
+        Some(Tx {
+            inside: !has(&row.without),
+            apart: has(&row.separate),
+        })
     }
 
     fn side_effect(&self, call: &dyn Site) -> Option<SideEffectMatch<'_>> {

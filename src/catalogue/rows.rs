@@ -208,6 +208,12 @@ row!(Persist, |r| format!(
     "calls starting with {}",
     few(&r.prefixes)
 ));
+row!(Outbox, |r| format!(
+    "rows of {} in {} retried by {}",
+    few(&r.entities),
+    few(&r.transactions),
+    few(&r.regions)
+));
 row!(ClusterLock, |r| {
     let parts = [
         ("@", &r.annotations),

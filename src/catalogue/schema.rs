@@ -526,7 +526,7 @@ pub struct SinkParameter {
 
 /// Guards: `[[guards.absence]]`, `[[guards.presence]]`, `[[guards.absent_fallback]]`,
 /// `[[guards.first_attempt]]`, `[[guards.store]]`, `[[guards.compute_once]]`,
-/// `[[guards.persist]]`, `[[guards.cluster_lock]]`.
+/// `[[guards.persist]]`, `[[guards.outbox]]`, `[[guards.cluster_lock]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GuardTables {
@@ -537,6 +537,7 @@ pub struct GuardTables {
     pub store: Vec<Store>,
     pub compute_once: Vec<ComputeOnce>,
     pub persist: Vec<Persist>,
+    pub outbox: Vec<Outbox>,
     pub cluster_lock: Vec<ClusterLock>,
 }
 
@@ -582,6 +583,31 @@ pub struct ComputeOnce {
 pub struct Persist {
     pub id: String,
     pub prefixes: Vec<String>,
+}
+
+/// A transactional outbox: a key written only into a persistent entity (a row) inside a retried
+/// method whose every attempt is a transaction of its own rolls back with a failed attempt.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outbox {
+    pub id: String,
+    /// Annotations of a class whose objects are rows (`@Entity`).
+    pub entities: Vec<String>,
+    /// Annotations that run a method (or every method of a class) in a transaction.
+    pub transactions: Vec<String>,
+    /// Propagations (the annotation's `propagation`/`value`, by the constant's simple name)
+    /// under which the retried method runs without a transaction.
+    #[serde(default)]
+    pub without: Vec<String>,
+    /// Propagations that take a method called by the attempt out of the attempt's transaction.
+    #[serde(default)]
+    pub separate: Vec<String>,
+    /// Region rows (ids) whose retry runs outside the transaction by default, so that each
+    /// attempt is a transaction of its own.
+    pub regions: Vec<String>,
+    /// Annotations whose explicit `order` attribute may put the transaction outside the retry.
+    #[serde(default)]
+    pub orders: Vec<String>,
 }
 
 /// Cluster-wide locks; every column is optional.

@@ -318,8 +318,9 @@ impl Cx<'_> {
         {
             self.assign_place(Place::entry(owner, &key), v.clone(), true, Some(c.span));
         }
-        // Persisting an entity makes its generate-once values durable.
-        if self.model.is_persist(&c.name) {
+        // Persisting an entity makes its generate-once values durable, when the save survives
+        // a failed attempt.
+        if self.model.is_persist(&c.name) && self.save_outlives_attempt(c) {
             for a in &c.args {
                 if let Some(p) = self.place_of(a) {
                     self.persisted.push((p.clone(), self.stores.len()));
@@ -342,6 +343,13 @@ impl Cx<'_> {
 
     /// A key sink of the model at a call: an effect here, and the flow of `t` into it.
     fn key_sink(&mut self, t: &Taint, here: &Loc, label: String, row: String, c: &Call) {
+        let row_write = c.recv.as_ref().is_some_and(|r| self.writes_entity(r));
+        // A key method on an entity writes a column of a row, not an option of a request.
+        let label = if row_write && label.ends_with("(…)") {
+            format!("the entity field set by `{label}`")
+        } else {
+            label
+        };
         self.effect(
             EffectKind::KeySink,
             here.span,
@@ -356,6 +364,7 @@ impl Cx<'_> {
                 label,
                 at_argument: false,
                 row,
+                row_write,
             },
             c.scope,
             c.span,
@@ -617,6 +626,7 @@ impl Cx<'_> {
                 label: sink.label.clone(),
                 at_argument: false,
                 row: sink.row.clone(),
+                row_write: sink.row_write,
             },
             _ => sink.clone(),
         }

@@ -319,6 +319,77 @@ impl Cx<'_> {
     }
 }
 
+impl Cx<'_> {
+    /// The transaction method `m` runs in, by its annotation or its class's; `None` without one.
+    fn transaction_of(&self, m: crate::semantic::MethodId) -> Option<super::model::Tx> {
+        let class = self.project.class_of(m);
+        let method = self.project.method(m);
+        let of = |a: &Annotation| {
+            let t = self
+                .project
+                .resolve_type(class.0, Some(class.1 as usize), &a.name);
+            let p = propagation(a);
+            self.model
+                .transaction(&|x| self.project.type_is(&t, x), p.as_deref())
+        };
+        method
+            .annotations
+            .iter()
+            .find_map(of)
+            .or_else(|| self.project.class(class).annotations.iter().find_map(of))
+    }
+
+    /// Does saving an entity with call `c` outlive a failed attempt of this method (SPEC 7.4:
+    /// "a save inside the attempt's own transaction rolls back with it")? Not when this method
+    /// runs in a transaction the save joins (a repository's `save`, a project method without a
+    /// transaction of its own): a failure after it, at the sink, rolls the key back. A save
+    /// through a method that commits apart (`REQUIRES_NEW`) outlives it.
+    pub(super) fn save_outlives_attempt(&self, c: &Call) -> bool {
+        if !self.transaction_of(self.id).is_some_and(|t| t.inside) {
+            return true;
+        }
+        let recv = self.receiver_type(c.recv.as_ref());
+        self.project
+            .resolve_call(self.class, c, recv)
+            .iter()
+            .any(|m| self.transaction_of(*m).is_some_and(|t| t.apart))
+    }
+
+    /// Is `k` a persistent entity class (`@Entity`), whose fields are columns of a row?
+    pub(super) fn is_entity_class(&self, k: crate::semantic::ClassRef) -> bool {
+        self.project.class(k).annotations.iter().any(|a| {
+            let t = self.project.resolve_type(k.0, Some(k.1 as usize), &a.name);
+            self.model
+                .is_entity_annotation(&|x| self.project.type_is(&t, x))
+        })
+    }
+
+    /// Does a key method on `recv` write a field of a persistent entity: a setter on an entity
+    /// (`outbox.setIdempotencyKey(k)`), or a builder started from one (`Outbox.builder()
+    /// .idempotencyKey(k)`, `outbox.toBuilder()…`)? A transactional outbox (SPEC 7.4).
+    pub(super) fn writes_entity(&self, recv: &Expr) -> bool {
+        let entity = |t: Option<crate::semantic::TypeRef>| matches!(t, Some(crate::semantic::TypeRef::Project(k)) if self.is_entity_class(k));
+        if entity(self.type_of(recv)) {
+            return true;
+        }
+        let mut e = recv;
+        for _ in 0..64 {
+            match e.peel() {
+                Expr::Call(c) => match &c.recv {
+                    Some(r) if self.is_type_name(r) => {
+                        return c.name == "builder" && entity(r.dotted().map(|d| self.resolve(&d)));
+                    }
+                    Some(r) if c.name == "toBuilder" => return entity(self.type_of(r)),
+                    Some(r) => e = r,
+                    None => return false,
+                },
+                _ => return false,
+            }
+        }
+        false
+    }
+}
+
 /// How long the receiver of a generate-once call (`computeIfAbsent`, `updateAndGet`) lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Holder {
@@ -400,6 +471,22 @@ impl Cx<'_> {
             _ => None,
         }
     }
+}
+
+/// `@Transactional(propagation = Propagation.REQUIRES_NEW)`, `@Transactional(TxType.NEVER)`:
+/// the propagation constant's simple name.
+fn propagation(a: &Annotation) -> Option<String> {
+    a.args.iter().find_map(|(k, v)| {
+        if !matches!(k.as_deref(), None | Some("propagation") | Some("value")) {
+            return None;
+        }
+        match v.peel() {
+            Expr::Name(..) | Expr::Field(..) => v
+                .dotted()
+                .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string()),
+            _ => None,
+        }
+    })
 }
 
 /// `e` with the parameters named in `with` replaced by the caller's argument expressions;

@@ -43,6 +43,10 @@ pub struct SinkRef {
     pub at_argument: bool,
     /// The model's row that makes it a sink (empty when it is not one row).
     pub row: String,
+    /// The key is written into a row of the database: a field of a persistent entity (its
+    /// constructor, setter or builder), not a header, body field or SDK option (SPEC 7.4, a
+    /// transactional outbox).
+    pub row_write: bool,
 }
 
 /// A per-attempt value as a summary remembers it: what it is and where it is evaluated.

@@ -225,6 +225,12 @@ pub trait Model: Factories + Sync {
     fn compute_once(&self, method: &str) -> Option<ComputeOnce>;
     /// A call that persists an entity (`save…`).
     fn is_persist(&self, method: &str) -> bool;
+    /// Does a class annotated so hold rows of the database (`@Entity`)? `is(name)`: whether the
+    /// annotation is that class.
+    fn is_entity_annotation(&self, is: &dyn Fn(&str) -> bool) -> bool;
+    /// The transaction a method annotated so runs in (`@Transactional(propagation = …)`, the
+    /// propagation by its constant's simple name); `None` when the annotation is not one.
+    fn transaction(&self, is: &dyn Fn(&str) -> bool, propagation: Option<&str>) -> Option<Tx>;
 
     // Side effects.
     fn side_effect(&self, call: &dyn Site) -> Option<SideEffectMatch<'_>>;
@@ -242,4 +248,14 @@ pub trait Model: Factories + Sync {
     fn granted_events(&self) -> &[String];
     /// Does SQL text take a cluster-wide lock or claim rows?
     fn is_lock_sql(&self, sql: &str) -> bool;
+}
+
+/// How a transaction annotation runs its method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tx {
+    /// The method body runs inside a transaction (its caller's or a new one).
+    pub inside: bool,
+    /// What the method writes commits apart from its caller's transaction (`REQUIRES_NEW`, or
+    /// no transaction at all: each write commits by itself).
+    pub apart: bool,
 }

@@ -92,6 +92,14 @@ impl Model for TinyModel {
     fn is_claim(&self, _: &dyn Site) -> bool {
         false
     }
+    fn is_entity_annotation(&self, _: &dyn Fn(&str) -> bool) -> bool {
+        false
+    }
+
+    fn transaction(&self, _: &dyn Fn(&str) -> bool, _: Option<&str>) -> Option<Tx> {
+        None
+    }
+
     fn granted_events(&self) -> &[String] {
         &[]
     }

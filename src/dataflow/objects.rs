@@ -61,6 +61,7 @@ impl Cx<'_> {
                         label,
                         at_argument: false,
                         row,
+                        row_write: matches!(self.resolve(&n.ty), crate::semantic::TypeRef::Project(k) if self.is_entity_class(k)),
                     },
                     n.scope,
                     n.span,
@@ -213,6 +214,8 @@ impl Cx<'_> {
     /// whatever the body does.
     pub(super) fn static_param_sinks(&mut self) {
         let m = self.method;
+        // A constructor or method of a persistent entity writes its key parameter into a row.
+        let row_write = self.is_entity_class(self.class);
         for (i, p) in m.params.iter().enumerate() {
             let i = i as u16;
             if self
@@ -235,6 +238,7 @@ impl Cx<'_> {
                         label: format!("parameter `{}` of `{}`", p.name, m.name),
                         at_argument: true,
                         row: String::new(),
+                        row_write,
                     },
                 );
                 continue;
@@ -255,6 +259,7 @@ impl Cx<'_> {
                                 label: format!("header parameter `{}` of `{}`", p.name, m.name),
                                 at_argument: true,
                                 row: String::new(),
+                                row_write: false,
                             },
                         );
                     }

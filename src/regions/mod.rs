@@ -12,6 +12,7 @@ mod registration;
 mod retry_loops;
 mod sent_through;
 mod steps;
+mod transactions;
 
 pub use annotations::annotation_regions;
 pub use calls::call_regions;
@@ -22,6 +23,7 @@ pub use registration::{
 };
 pub use retry_loops::{is_retry_loop, may_hold_region};
 pub use sent_through::enter_interceptors;
+pub use transactions::{leaves_transaction, own_transaction};
 
 use crate::java::ir::*;
 use crate::semantic::{CallGraph, Loc, MethodId, Project};

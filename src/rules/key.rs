@@ -20,10 +20,30 @@ struct Grouped {
     regions: BTreeSet<usize>,
 }
 
+/// Does a key written into a row stay inside the transaction of each attempt of region `i`
+/// (SPEC 7.4, a transactional outbox)? Every attempt of the region is a transaction of its own,
+/// and nothing the region runs leaves it: a `REQUIRES_NEW` method commits before the attempt
+/// ends, whether it writes the row or is handed the entity to save. A failed attempt then rolls
+/// the row and its key back.
+fn outbox(cx: &Context, i: usize) -> bool {
+    let r = &cx.regions[i];
+    let Some(row) = crate::regions::own_transaction(cx.project, cx.cat, r) else {
+        return false;
+    };
+    // The retried method itself may start a new transaction: that is the attempt's own.
+    let own = |m: &MethodId| r.parts.contains(&crate::regions::Part::Whole(*m));
+    !cx.reaches[i]
+        .iter()
+        .filter(|m| !own(m))
+        .any(|m| crate::regions::leaves_transaction(cx.project, row, *m))
+}
+
 pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
     let project = cx.project;
     // (file, source span) → finding under construction
     let mut grouped: BTreeMap<(u32, Span), Grouped> = BTreeMap::new();
+    // Region index → whether each of its attempts is a transaction of its own (asked once).
+    let mut outboxes: BTreeMap<usize, bool> = BTreeMap::new();
     for id in cx.ids {
         let f = &cx.flows[id];
         for ev in &f.events {
@@ -31,7 +51,10 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
             if super::for_source(src.kind).id != rule.id {
                 continue;
             }
-            let covering = reach::covering(cx, *id, src, ev.scope);
+            let mut covering = reach::covering(cx, *id, src, ev.scope);
+            if ev.sink.row_write {
+                covering.retain(|i| !*outboxes.entry(*i).or_insert_with(|| outbox(cx, *i)));
+            }
             if covering.is_empty() {
                 continue;
             }

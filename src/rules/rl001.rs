@@ -37,7 +37,8 @@ declare_rule! {
     /// A random key minted only when the key is absent, and stored before the sink into the very
     /// place the guard reads, a place that outlives the attempt: a field of the request object
     /// the retry re-sends, a setter of the retried method's parameter, an entity saved before the
-    /// sink, a map or `AtomicReference` created before the region (`computeIfAbsent`,
+    /// sink outside the attempt's transaction (a save the attempt's own `@Transactional` rolls
+    /// back does not count; one through a `REQUIRES_NEW` method does), a map or `AtomicReference` created before the region (`computeIfAbsent`,
     /// `putIfAbsent`, `updateAndGet(v -> v != null ? v : …)`), the `RetryContext`
     /// (`setAttribute` on the first attempt, `computeAttribute`), Temporal heartbeat details read
     /// back with `getHeartbeatDetails`. The header may be built from the stored place or from
@@ -55,6 +56,27 @@ declare_rule! {
     /// Still reported: a fallback that is not stored back (`req.getKey() != null ?
     /// req.getKey() : UUID.randomUUID().toString()`), a key sent before it is stored, and a
     /// holder the attempt makes itself (a map declared inside the retried method).
+    ///
+    /// A transactional outbox is silent too: a key written only into a row — a field of an
+    /// `@Entity`, through its constructor, a setter or a builder — inside a Spring Retry
+    /// `@Retryable` or Resilience4j `@Retry` method that is itself `@Transactional` (on the method
+    /// or its class). Both retries run outside the transaction, so every attempt is a
+    /// transaction of its own: a failed attempt rolls its row and key back, and only the
+    /// committed row is relayed.
+    /// ```java
+    /// @Transactional
+    /// @Retryable(maxAttempts = 3)
+    /// public void recordTransfer(TransferCommand cmd) {
+    ///     String key = UUID.randomUUID().toString();     // silent: only in the outbox row
+    ///     outbox.save(OutboxMessage.builder().aggregateId(cmd.id()).idempotencyKey(key).build());
+    /// }
+    /// ```
+    /// The same key also sent as a header in the attempt is reported, and so is an outbox row
+    /// written without the attempt's transaction: a retried method that is not `@Transactional`
+    /// (or `SUPPORTS`), a row saved through a `REQUIRES_NEW` method, a message listener (its
+    /// transaction commits before the message is acknowledged), or an application that reorders
+    /// the retry and the transaction (`@EnableRetry(order = …)`,
+    /// `@EnableTransactionManagement(order = …)`, `resilience4j.retry.retry-aspect-order`).
     ///
     /// ## When it is silent: retries that cannot fire
     /// A region counts only where the framework can run it again (RL006 reports the retry

@@ -40,8 +40,23 @@ declare_rule! {
     /// }
     /// client.pay(command.getAmount(), command.getIdempotencyKey());
     /// ```
-    /// Saving the entity only after the call, or a map declared inside the retried code, is
-    /// still reported.
+    /// Saving the entity only after the call, or inside the attempt's own transaction (a
+    /// `@Transactional` method rolls the save back when the call fails), or a map declared inside
+    /// the retried code, is still reported.
+    ///
+    /// A transactional outbox is silent too: a clock key written only into a row (a field of an
+    /// `@Entity`) inside a `@Transactional` Spring Retry `@Retryable` or Resilience4j `@Retry`
+    /// method, each of whose attempts is a transaction of its own that rolls the row back when
+    /// it fails:
+    /// ```java
+    /// @Transactional
+    /// @Retry(name = "ledger")
+    /// public void post(Transfer t) {
+    ///     entries.save(new LedgerEntry(t.account(), t.amount(), "post-" + System.currentTimeMillis()));   // silent
+    /// }
+    /// ```
+    /// The same key also sent in a header or body, a listener's transaction, and a row saved
+    /// through a `REQUIRES_NEW` method are still reported.
     ///
     /// ## When it is silent: retries that cannot fire
     /// A region counts only where the framework can run it again (RL006 reports the retry
