@@ -2,6 +2,7 @@
 """Benchmark retrylint against the parse floor and Semgrep on a Java checkout.
 
     python3 bench/run.py PATH [--runs 5] [--threads 2] [--no-semgrep] [--file F]
+                         [--tools retrylint,pre-commit] [--baseline OTHER-RETRYLINT]
 
 Builds `retrylint` and the `parse_floor` example in release mode, then runs, alternating:
   retrylint            `retrylint check PATH --no-cache` (a full scan, nothing cached)
@@ -79,6 +80,10 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-semgrep", action="store_true")
     ap.add_argument("--file", help="the changed file of the pre-commit run")
+    ap.add_argument("--tools", help="comma-separated subset of the tools to run (floor is always run)")
+    ap.add_argument("--baseline", metavar="EXE",
+                    help="another retrylint binary (a build of main) run as `baseline`, alternating "
+                         "with the others, for before/after figures of one invocation")
     args = ap.parse_args()
     target = os.path.abspath(args.path)
     changed = args.file
@@ -104,7 +109,12 @@ def main():
         "pre-commit": scan + ["--cache-dir", cache, changed],
         "floor": [os.path.join(tdir, "release", "examples", "parse_floor"), target],
     }
-    if not args.no_semgrep:
+    if args.baseline:
+        tools["baseline"] = [os.path.abspath(args.baseline)] + scan[1:] + ["--no-cache", target]
+    if args.tools:
+        keep = set(args.tools.split(",")) | {"floor"}
+        tools = {k: v for k, v in tools.items() if k in keep}
+    if not args.no_semgrep and (not args.tools or "semgrep" in args.tools):
         sg = semgrep_bin()
         base = [sg, "scan", "--metrics", "off", "--disable-version-check", "--quiet", "--jobs", str(args.threads),
                 "--config", os.path.join(ROOT, "bench", "semgrep-rl001.yml"), "--json", "--output", os.devnull]
@@ -122,7 +132,14 @@ def main():
         with open(out) as f:
             outs.append(json.load(f)["findings"])
     same = "identical" if outs[0] == outs[1] else "DIFFERENT"
-    subprocess.run(tools["retrylint-warm"], env=env, stderr=subprocess.DEVNULL)
+    if "baseline" in tools:
+        out = os.path.join(cache, "baseline.json")
+        sh([tools["baseline"][0], "check", "--exit-zero", "--no-cache", "--format", "json", "--output", out, target],
+           env=env, stderr=subprocess.DEVNULL)
+        with open(out) as f:
+            print("findings of the baseline binary:",
+                  "identical" if json.load(f)["findings"] == outs[1] else "DIFFERENT")
+    subprocess.run(scan + ["--cache-dir", cache, target], env=env, stderr=subprocess.DEVNULL)
     if "semgrep" in tools:
         out = os.path.join(cache, "semgrep.json")
         cmd = [x if x != os.devnull else out for x in tools["semgrep"]]

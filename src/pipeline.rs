@@ -2,6 +2,7 @@
 //! policy. [`run`] reads as that list; each phase is a function that says what it answers.
 
 mod analysis;
+mod compact;
 mod parse;
 mod prefilter;
 
@@ -132,7 +133,19 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
     phase("policy", || {
         policy::apply(opts, &mut report, &analysed, &parsed)
     })?;
+    drop(parsed);
+    release(project);
     Ok(report)
+}
+
+/// The lowered project is millions of small allocations: freeing them one by one took about 3%
+/// of a full scan's CPU, after the report was ready. A thread of its own frees them, so a
+/// command-line run exits without waiting (the system reclaims the memory at once) and a
+/// long-lived caller still gets it back. Without a thread, the value is freed here.
+fn release<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new()
+        .name("retrylint-release".into())
+        .spawn(move || drop(value));
 }
 
 /// Every rule named by `--select` and `--ignore` exists.

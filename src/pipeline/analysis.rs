@@ -118,13 +118,14 @@ pub(crate) fn find(
         dead_reaches: &dead_reaches,
         regions_at: Default::default(),
     };
-    let out = rules::check_all(&cx);
+    let out = crate::phase("rules", || rules::check_all(&cx));
     let truncated = ids
         .iter()
         .filter(|id| flows[id].truncated)
         .map(|id| (*id, Lost::Budget))
         .chain(unconverged.into_iter().map(|id| (id, Lost::Cycle)))
         .collect();
+    super::release((flows, sums, graph));
     (out, truncated)
 }
 

@@ -64,7 +64,7 @@ pub(super) fn parse_file(
     let facts = match cache.get(&bytes) {
         Some(f) => f,
         None => {
-            let f = crate::java::parse(&bytes).ok_or_else(|| {
+            let mut f = crate::java::parse(&bytes).ok_or_else(|| {
                 file_error(
                     shown,
                     crate::ErrorKind::Parse,
@@ -72,6 +72,8 @@ pub(super) fn parse_file(
                 )
             })?;
             cache.put(&bytes, &f);
+            // Facts read back from the cache hold no spare room already.
+            super::compact::compact(&mut f);
             f
         }
     };

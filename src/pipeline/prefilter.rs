@@ -364,13 +364,13 @@ fn backward(files: &mut Files, links: &ClientLinks, report: &mut Report) -> Opti
             }
         }
     });
-    if too_many {
-        return None;
-    }
-    // The text of methods and fields is not needed any more.
+    // The text of methods and fields is not needed any more (nor when every file is parsed).
     for p in files.parsed.iter_mut().flatten() {
         p.methods = Vec::new();
         p.fields = Vec::new();
+    }
+    if too_many {
+        return None;
     }
     Some(cl.in_b)
 }
