@@ -284,6 +284,7 @@ mod tests {
             label: "setIdempotencyKey(…)".into(),
             at_argument: false,
             row: String::new(),
+            row_write: false,
         }
     }
 
