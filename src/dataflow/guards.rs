@@ -328,7 +328,7 @@ impl Cx<'_> {
             let t = self
                 .project
                 .resolve_type(class.0, Some(class.1 as usize), &a.name);
-            let p = propagation(a);
+            let p = a.constant_arg("propagation");
             self.model
                 .transaction(&|x| self.project.type_is(&t, x), p.as_deref())
         };
@@ -471,22 +471,6 @@ impl Cx<'_> {
             _ => None,
         }
     }
-}
-
-/// `@Transactional(propagation = Propagation.REQUIRES_NEW)`, `@Transactional(TxType.NEVER)`:
-/// the propagation constant's simple name.
-fn propagation(a: &Annotation) -> Option<String> {
-    a.args.iter().find_map(|(k, v)| {
-        if !matches!(k.as_deref(), None | Some("propagation") | Some("value")) {
-            return None;
-        }
-        match v.peel() {
-            Expr::Name(..) | Expr::Field(..) => v
-                .dotted()
-                .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string()),
-            _ => None,
-        }
-    })
 }
 
 /// `e` with the parameters named in `with` replaced by the caller's argument expressions;

@@ -35,6 +35,25 @@ pub struct Annotation {
     pub span: Span,
 }
 
+impl Annotation {
+    /// The simple name of the constant given as element `name` or as the unnamed single value
+    /// (`@Transactional(propagation = Propagation.REQUIRES_NEW)`, `@Transactional(TxType.NEVER)`,
+    /// `@Transactional(value = TxType.SUPPORTS)` → `REQUIRES_NEW`, `NEVER`, `SUPPORTS`).
+    pub fn constant_arg(&self, name: &str) -> Option<String> {
+        self.args.iter().find_map(|(k, v)| {
+            if !matches!(k.as_deref(), None | Some("value")) && k.as_deref() != Some(name) {
+                return None;
+            }
+            match v.peel() {
+                Expr::Name(..) | Expr::Field(..) => v
+                    .dotted()
+                    .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string()),
+                _ => None,
+            }
+        })
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Param {
     pub name: String,

@@ -5,7 +5,7 @@
 
 use super::{Part, Region};
 use crate::catalogue::{Catalogue, Outbox};
-use crate::java::ir::{Annotation, Expr};
+use crate::java::ir::Annotation;
 use crate::semantic::{ClassRef, MethodId, Project};
 
 /// The outbox row that makes every attempt of `r` a transaction of its own, if one does: `r` is
@@ -62,23 +62,7 @@ fn transaction_of(project: &Project, row: &Outbox, m: MethodId) -> Option<Option
                 .iter()
                 .find(|a| is_tx(class, a))
         })?;
-    Some(propagation(a))
-}
-
-/// `@Transactional(propagation = Propagation.REQUIRES_NEW)`, `@Transactional(TxType.NEVER)`,
-/// `@Transactional(value = TxType.SUPPORTS)`: the constant's simple name.
-fn propagation(a: &Annotation) -> Option<String> {
-    a.args.iter().find_map(|(k, v)| {
-        if !matches!(k.as_deref(), None | Some("propagation") | Some("value")) {
-            return None;
-        }
-        match v.peel() {
-            Expr::Name(..) | Expr::Field(..) => v
-                .dotted()
-                .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string()),
-            _ => None,
-        }
-    })
+    Some(a.constant_arg("propagation"))
 }
 
 /// May the application put the transaction outside the retry: an explicit `order` on one of the
