@@ -75,7 +75,7 @@ declare_rule! {
     /// }
     /// ```
     ///
-    /// Self-invocation, in the shape the SPEC names (§1):
+    /// Self-invocation (Spring's proxies never see a call a bean makes on itself):
     /// ```java
     /// public Payout payOut(String account, long amount) {
     ///     return sendPayout(account, amount);          // a call on `this`: no proxy
