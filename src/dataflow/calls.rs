@@ -171,10 +171,7 @@ impl Cx<'_> {
             && args.len() == 1
         {
             let place = Place::prop(owner, &prop);
-            self.assign_place(place.clone(), args[0].clone(), true, Some(c.span));
-            if let Some(from) = self.place_of(&c.args[0]) {
-                self.carry_parts(&from, &place);
-            }
+            self.assign_place(place, args[0].clone(), true, Some(c.span));
         }
         if c.args.is_empty()
             && let Some(p) = self.place_of_call(c)
@@ -217,30 +214,13 @@ impl Cx<'_> {
         // (`command.dedupeKey()`), so a caller that knows the argument's fields passes only it.
         let mut t = match &c.recv {
             Some(r) if c.args.is_empty() && !recv_is_type && !matches!(r, Expr::This(_)) => {
-                match property_of(&c.name, "get").or_else(|| property_of(&c.name, "is")) {
-                    Some(prop) => super::shapes::part_of(&recv_t, &prop),
-                    // A record accessor or fluent getter of a project type; any other method
-                    // (`toString()`, `stream()`, `asText()`) is no part: it stands for the
-                    // whole receiver.
-                    None if matches!(self.type_of(r), Some(TypeRef::Project(_))) => {
-                        super::shapes::accessor_part(&recv_t, &c.name)
-                    }
-                    None => recv_t,
-                }
+                let prop = property_of(&c.name, "get")
+                    .or_else(|| property_of(&c.name, "is"))
+                    .unwrap_or_else(|| c.name.clone());
+                super::shapes::part_of(&recv_t, &prop)
             }
-            // An entry under a literal key is a part of the map, as a property is a part of an
-            // object (SPEC §6): `task.getInputData().get("idempotencyKey")` on a parameter is
-            // that part of it, so a caller passes only what it put under that key.
-            Some(_)
-                if matches!(c.name.as_str(), "get" | "getOrDefault")
-                    && let Some(key) = c
-                        .args
-                        .first()
-                        .and_then(|k| self.project.constant(self.class, k)) =>
-            {
-                super::shapes::part_of(&recv_t, &key)
-            }
-            // An entry under a computed key may be any part: it stands for the whole parameter.
+            // An entry of a parameter's property (`task.getInputData().get("key")`) is a path
+            // a summary cannot name: it stands for the whole parameter, as before the property.
             Some(_) if matches!(c.name.as_str(), "get" | "getOrDefault") => recv_t
                 .into_iter()
                 .map(|o| match o {
@@ -408,7 +388,7 @@ impl Cx<'_> {
                 } else if let Some(a) = args.get(idx) {
                     // Only the property the callee reads reaches its sink.
                     t = match part {
-                        Some(f) => self.field_path_of(c.args.get(idx), a, f),
+                        Some(f) => self.field_of(c.args.get(idx), a, f),
                         None => a.clone(),
                     };
                 }
@@ -442,7 +422,7 @@ impl Cx<'_> {
                 if let Some(a) = args.get(idx) {
                     match part {
                         // Only the property the callee reads comes back.
-                        Some(f) => union(&mut result, &self.field_path_of(c.args.get(idx), a, f)),
+                        Some(f) => union(&mut result, &self.field_of(c.args.get(idx), a, f)),
                         None => union(&mut result, a),
                     }
                 }

@@ -27,7 +27,6 @@ mod summaries;
 
 pub use cx::{MAX_STEPS, analyze};
 pub use model::{Model, SourceKind};
-pub use place::FieldPath;
 pub use summaries::summarize;
 
 use crate::java::ir::*;
@@ -132,7 +131,6 @@ impl Summary {
             (None, Some(theirs)) => self.ret_shape = Some(theirs),
             (_, None) => {}
         }
-        self.coarsen();
     }
 }
 
@@ -141,9 +139,8 @@ impl Summary {
 pub enum ParamPath {
     /// The whole argument.
     Whole(u16),
-    /// A part of the argument (`builder.orderId` in `new Request(builder)`,
-    /// `task.getInputData().get("idempotencyKey")`).
-    Field(u16, FieldPath),
+    /// One field of the argument (`builder.orderId` in `new Request(builder)`).
+    Field(u16, String),
 }
 
 /// One field of a returned object: the parameters, `this` fields and sources it holds.

@@ -6,9 +6,8 @@ use std::collections::{BTreeSet, HashMap};
 pub(super) enum Origin {
     Fresh(u32),
     Param(u16),
-    /// A part of a parameter's object (`builder.orderId`, `request.getKey()`,
-    /// `task.getInputData().get("idempotencyKey")`).
-    ParamField(u16, FieldPath),
+    /// A field of a parameter's object (`builder.orderId`, `request.getKey()`).
+    ParamField(u16, String),
     Field(String),
     /// The value went through a key sink: a request that carries an idempotency key.
     Keyed,
@@ -145,35 +144,6 @@ impl Place {
         }
     }
 
-    /// A part of the object at `ancestor`, at any depth (not `ancestor` itself).
-    pub(super) fn is_part_of(&self, ancestor: &Place) -> bool {
-        let mut cur = self;
-        while let Some(o) = cur.parent() {
-            if o == ancestor {
-                return true;
-            }
-            cur = o;
-        }
-        false
-    }
-
-    /// This part of the object at `from`, as a part of the same object held at `to`
-    /// (`input["k"]` → `step#inputData["k"]`); `None` when it is not a part of `from`.
-    pub(super) fn moved(&self, from: &Place, to: &Place) -> Option<Place> {
-        let o = self.parent()?;
-        let owner = if o == from {
-            to.clone()
-        } else {
-            o.moved(from, to)?
-        };
-        Some(match self {
-            Place::Prop(_, f) => Place::prop(owner, f),
-            Place::Entry(_, k) => Place::entry(owner, k),
-            Place::Key(_, k) => Place::key(owner, k),
-            Place::Local(_) | Place::This(_) => return None,
-        })
-    }
-
     /// A local or `this` field: a variable, not a part of an object.
     pub(super) fn is_variable(&self) -> bool {
         matches!(self, Place::Local(_) | Place::This(_))
@@ -204,43 +174,6 @@ impl std::fmt::Display for Place {
             Place::Entry(o, k) => write!(f, "{o}@{k}"),
             Place::Key(o, k) => write!(f, "{o}[{k:?}]"),
         }
-    }
-}
-
-/// Parts of one parameter a summary names before it names them by their first part only.
-pub const MAX_PATHS_PER_PARAM: usize = 8;
-
-/// A path of parts below a parameter, outermost first: properties and entries under literal
-/// map keys alike, since a literal key names a part of the map as a property names a part of
-/// an object (SPEC §6) — `task.getInputData().get("idempotencyKey")` is
-/// `inputData/idempotencyKey`. At most [`super::shapes::MAX_FIELD_DEPTH`] parts: a deeper part stands
-/// for its ancestor at that depth, which holds it.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct FieldPath(Vec<String>);
-
-impl FieldPath {
-    /// One part: a property or entry of the parameter itself.
-    pub fn one(f: &str) -> FieldPath {
-        FieldPath(vec![f.to_string()])
-    }
-
-    /// Part `f` of this part (this part itself at the depth bound).
-    pub fn child(&self, f: &str) -> FieldPath {
-        let mut parts = self.0.clone();
-        if parts.len() < super::shapes::MAX_FIELD_DEPTH {
-            parts.push(f.to_string());
-        }
-        FieldPath(parts)
-    }
-
-    pub fn parts(&self) -> &[String] {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for FieldPath {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0.join("/"))
     }
 }
 
@@ -281,34 +214,6 @@ mod tests {
         assert_eq!(p.to_string(), "payload[\"sentAt\"]");
         // A map held in a field of `this` outlives the attempt, with its entries.
         assert!(Place::key(Place::this("cache"), "k").on_this());
-    }
-
-    #[test]
-    fn the_parts_of_a_map_move_with_it() {
-        let input = Place::local("input");
-        let held = Place::prop(Place::local("step"), "inputData");
-        let entry = Place::key(input.clone(), "idempotencyKey");
-        assert!(entry.is_part_of(&input) && !input.is_part_of(&input));
-        assert_eq!(
-            entry.moved(&input, &held),
-            Some(Place::key(held.clone(), "idempotencyKey"))
-        );
-        let deep = Place::prop(entry.clone(), "value");
-        assert_eq!(
-            deep.moved(&input, &held).map(|p| p.to_string()),
-            Some("step#inputData[\"idempotencyKey\"]#value".to_string())
-        );
-        assert_eq!(Place::local("other").moved(&input, &held), None);
-        assert_eq!(input.moved(&input, &held), None);
-    }
-
-    #[test]
-    fn a_path_below_a_parameter_stops_at_the_depth_bound() {
-        let p = super::FieldPath::one("inputData").child("idempotencyKey");
-        assert_eq!(p.to_string(), "inputData/idempotencyKey");
-        let deep = p.child("value").child("more");
-        assert_eq!(deep.parts().len(), super::super::shapes::MAX_FIELD_DEPTH);
-        assert_eq!(deep.to_string(), "inputData/idempotencyKey/value");
     }
 
     #[test]
