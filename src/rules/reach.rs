@@ -118,6 +118,12 @@ pub(super) fn region_path(
             }
         }
     }
+    unwind(&parent, target)
+}
+
+/// The chain a breadth-first search recorded in `parent` from its start to `target` (empty when
+/// `target` was not reached), at most 65 methods long.
+fn unwind(parent: &HashMap<MethodId, Option<MethodId>>, target: MethodId) -> Vec<MethodId> {
     let mut chain = Vec::new();
     let mut cur = parent.contains_key(&target).then_some(target);
     while let Some(m) = cur {
@@ -161,17 +167,7 @@ pub(super) fn method_chain(cx: &Context, from: MethodId, to: MethodId) -> Vec<Me
             }
         }
     }
-    let mut chain = Vec::new();
-    let mut cur = parent.contains_key(&to).then_some(to);
-    while let Some(m) = cur {
-        chain.push(m);
-        cur = parent.get(&m).copied().flatten();
-        if chain.len() > 64 {
-            break;
-        }
-    }
-    chain.reverse();
-    chain
+    unwind(&parent, to)
 }
 
 /// Where `caller` calls `callee` (its first such call, method reference or `new`).

@@ -356,6 +356,15 @@ class Payments {
     }
 
     /// The rules reported on the files of a project of several files.
+    /// The message of the first finding of `java`, scanned as `Billing.java`.
+    fn first_message(java: &str) -> String {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(dir.path().join("Billing.java"), java).expect("written");
+        let report = crate::check(&crate::Options::new(vec![dir.path().to_path_buf()]))
+            .expect("the check runs");
+        report.findings[0].message.clone()
+    }
+
     fn rules_of_project(files: &[(&str, &str)]) -> Vec<&'static str> {
         let dir = tempfile::tempdir().expect("a temporary directory");
         for (path, text) in files {
@@ -454,11 +463,7 @@ class Billing {
 }
 "#;
         assert_eq!(rules_of(java), vec!["RL006"]);
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        std::fs::write(dir.path().join("Billing.java"), java).expect("written");
-        let report = crate::check(&crate::Options::new(vec![dir.path().to_path_buf()]))
-            .expect("the check runs");
-        let m = &report.findings[0].message;
+        let m = &first_message(java);
         assert!(
             m.contains("private") && m.contains("RL001 at line 11"),
             "{m}"
@@ -492,11 +497,7 @@ class Billing {
 }
 "#;
         assert_eq!(rules_of(java), vec!["RL006"]);
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        std::fs::write(dir.path().join("Billing.java"), java).expect("written");
-        let report = crate::check(&crate::Options::new(vec![dir.path().to_path_buf()]))
-            .expect("the check runs");
-        let m = &report.findings[0].message;
+        let m = &first_message(java);
         assert!(
             m.contains("`chargeQuietly`") && m.contains("`Exception`"),
             "{m}"
