@@ -89,15 +89,16 @@ pub fn annotation_regions(
         }
         if let Some((r, span)) = hit {
             out.push(Region {
-                label: r.label.clone(),
-                owner: m.name.clone(),
-                loc: Loc { file: id.0, span },
                 scheduler: r.scheduler,
-                parts: vec![Part::Whole(id)],
-                row: r.id.clone(),
                 dead: dead_reason(project, cat, &enablers, r, id, callers_known(&id)),
                 report_dead: r.report_dead,
-                entered: Vec::new(),
+                ..Region::new(
+                    &r.label,
+                    m.name.clone(),
+                    Loc { file: id.0, span },
+                    vec![Part::Whole(id)],
+                    &r.id,
+                )
             });
         }
     }

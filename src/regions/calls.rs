@@ -40,20 +40,16 @@ impl<'p> Visitor<'p> for Regions<'_> {
         } = s
             && is_retry_loop(cond.as_ref(), update, b)
         {
-            self.0.push(Region {
-                label: "retry loop".into(),
-                owner: body.method.name.clone(),
-                loc: Loc {
+            self.0.push(Region::new(
+                "retry loop",
+                body.method.name.clone(),
+                Loc {
                     file: body.id.0,
                     span: *span,
                 },
-                scheduler: false,
-                parts: vec![Part::Scopes(body.id, vec![*scope])],
-                row: String::new(),
-                dead: None,
-                report_dead: false,
-                entered: Vec::new(),
-            });
+                vec![Part::Scopes(body.id, vec![*scope])],
+                "",
+            ));
         }
     }
 }
@@ -70,19 +66,14 @@ impl Regions<'_> {
                 continue;
             }
             if let Some(parts) = Self::callback_region(body, row, c) {
+                let loc = Loc {
+                    file: body.id.0,
+                    span: c.name_span,
+                };
+                let owner = body.method.name.clone();
                 self.0.push(Region {
-                    label: row.label.clone(),
-                    owner: body.method.name.clone(),
-                    loc: Loc {
-                        file: body.id.0,
-                        span: c.name_span,
-                    },
                     scheduler: row.scheduler,
-                    parts,
-                    row: row.id.clone(),
-                    dead: None,
-                    report_dead: false,
-                    entered: Vec::new(),
+                    ..Region::new(&row.label, owner, loc, parts, &row.id)
                 });
             }
         }

@@ -69,19 +69,14 @@ pub fn function_bean_regions(
                 .map(|(setting, _)| Dead::SingleAttempt {
                     setting: setting.replace("{name}", &m.name),
                 });
+            let loc = Loc {
+                file: id.0,
+                span: m.name_span,
+            };
+            let parts = vec![Part::Scopes(id, scopes)];
             out.push(Region {
-                label: row.label.clone(),
-                owner: m.name.clone(),
-                loc: Loc {
-                    file: id.0,
-                    span: m.name_span,
-                },
-                scheduler: false,
-                parts: vec![Part::Scopes(id, scopes)],
-                row: row.id.clone(),
                 dead,
-                report_dead: false,
-                entered: Vec::new(),
+                ..Region::new(&row.label, m.name.clone(), loc, parts, &row.id)
             });
             break;
         }

@@ -74,18 +74,17 @@ pub fn implementation_regions(
                     let mm = project.method(*m);
                     if mm.body.is_some() && !mm.is_ctor && names.contains(&mm.name) {
                         out.push(Region {
-                            label: row.label.clone(),
-                            owner: mm.name.clone(),
-                            loc: Loc {
-                                file: m.0,
-                                span: mm.name_span,
-                            },
                             scheduler: row.scheduler,
-                            parts: vec![Part::Whole(*m)],
-                            row: row.id.clone(),
-                            dead: None,
-                            report_dead: false,
-                            entered: Vec::new(),
+                            ..Region::new(
+                                &row.label,
+                                mm.name.clone(),
+                                Loc {
+                                    file: m.0,
+                                    span: mm.name_span,
+                                },
+                                vec![Part::Whole(*m)],
+                                &row.id,
+                            )
                         });
                     }
                 }
@@ -127,18 +126,17 @@ pub fn implementation_regions(
             }
             if !scopes.is_empty() {
                 out.push(Region {
-                    label: row.label.clone(),
-                    owner: m.name.clone(),
-                    loc: Loc {
-                        file: id.0,
-                        span: m.name_span,
-                    },
                     scheduler: row.scheduler,
-                    parts: vec![Part::Scopes(id, scopes)],
-                    row: row.id.clone(),
-                    dead: None,
-                    report_dead: false,
-                    entered: Vec::new(),
+                    ..Region::new(
+                        &row.label,
+                        m.name.clone(),
+                        Loc {
+                            file: id.0,
+                            span: m.name_span,
+                        },
+                        vec![Part::Scopes(id, scopes)],
+                        &row.id,
+                    )
                 });
             }
         }

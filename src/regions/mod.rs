@@ -71,13 +71,20 @@ impl Region {
         parts: Vec<Part>,
         row: &str,
     ) -> Region {
+        let loc = Loc {
+            file,
+            span: call.name_span,
+        };
+        Region::new(label, owner, loc, parts, row)
+    }
+
+    /// A live retry region (not a scheduler) made by catalogue row `row`, with nothing entered
+    /// through a client yet; set the other fields with struct update syntax.
+    pub fn new(label: &str, owner: String, loc: Loc, parts: Vec<Part>, row: &str) -> Region {
         Region {
             label: label.to_string(),
             owner,
-            loc: Loc {
-                file,
-                span: call.name_span,
-            },
+            loc,
             scheduler: false,
             parts,
             row: row.to_string(),

@@ -19,20 +19,16 @@ pub fn recursion_region(project: &Project, cat: &Catalogue, id: MethodId) -> Opt
             .any(|r| r.failure_handlers.iter().any(|h| h == op))
     };
     let r = retries_itself(m, &is_handler)?;
-    Some(Region {
-        label: row.label.clone(),
-        owner: m.name.clone(),
-        loc: Loc {
+    Some(Region::new(
+        &row.label,
+        m.name.clone(),
+        Loc {
             file: id.0,
             span: r.call,
         },
-        scheduler: false,
-        parts: vec![Part::Whole(id)],
-        row: row.id.clone(),
-        dead: None,
-        report_dead: false,
-        entered: Vec::new(),
-    })
+        vec![Part::Whole(id)],
+        &row.id,
+    ))
 }
 
 /// Can method `id` be a recursive retry (the cheap test for [`super::may_hold_region`])?

@@ -553,17 +553,8 @@ pub fn bean_registrations(
             locs.sort();
             locs.dedup();
             for loc in locs {
-                out.push(Region {
-                    label: row.label.clone(),
-                    owner: owner_of(project, parts),
-                    loc,
-                    scheduler: false,
-                    parts: parts.clone(),
-                    row: row.id.clone(),
-                    dead: None,
-                    report_dead: false,
-                    entered: Vec::new(),
-                });
+                let owner = owner_of(project, parts);
+                out.push(Region::new(&row.label, owner, loc, parts.clone(), &row.id));
             }
         }
     }
