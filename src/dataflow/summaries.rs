@@ -12,6 +12,9 @@ use std::collections::HashMap;
 /// converged by then is reported (see [`summarize`]).
 const MAX_CHANGES_PER_METHOD: usize = 64;
 
+/// The fewest members of a fixpoint round that are analysed in parallel.
+const PARALLEL_ROUND: usize = 8;
+
 /// Summaries of the methods `ids` (callees included). Strongly connected components of the
 /// call graph are summarized callees first, level by level in parallel, so every method is
 /// interpreted once unless it is part of a recursion, which iterates to a fixpoint.
@@ -109,14 +112,19 @@ fn fixpoint(
             return false;
         }
         budget -= dirty.len();
-        let next: Vec<(usize, Summary)> = dirty
-            .par_iter()
-            .map(|&i| {
-                let mut joined = sums.of(members[i]).clone();
-                joined.join(super::analyze(project, model, sums, members[i]).summary);
-                (i, joined)
-            })
-            .collect();
+        let step = |&i: &usize| {
+            let mut joined = sums.of(members[i]).clone();
+            joined.join(super::analyze(project, model, sums, members[i]).summary);
+            (i, joined)
+        };
+        // A round of a few members runs here: handing it to the thread pool costs more than
+        // it saves, and a long cycle settles one member per round (its key travels one call
+        // back each time), so a cycle of n methods has n such rounds.
+        let next: Vec<(usize, Summary)> = if dirty.len() < PARALLEL_ROUND {
+            dirty.iter().map(step).collect()
+        } else {
+            dirty.par_iter().map(step).collect()
+        };
         let mut again = Vec::new();
         for (i, summary) in next {
             if sums.set(members[i], summary) {

@@ -98,14 +98,8 @@ pub(crate) fn find(
     if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
         report_untaken_edges(project, &flows, &graph);
     }
-    let reaches: Vec<BTreeSet<MethodId>> = all_regions
-        .iter()
-        .map(|r| regions::reach(project, &graph, r))
-        .collect();
-    let dead_reaches: Vec<BTreeSet<MethodId>> = dead_regions
-        .iter()
-        .map(|r| regions::reach(project, &graph, r))
-        .collect();
+    let reaches = regions::Reaches::new(project, &graph, &all_regions);
+    let dead_reaches = regions::Reaches::new(project, &graph, &dead_regions);
     let cx = rules::Context {
         project,
         cat,
@@ -116,7 +110,7 @@ pub(crate) fn find(
         reaches: &reaches,
         dead_regions: &dead_regions,
         dead_reaches: &dead_reaches,
-        regions_at: Default::default(),
+        fresh: Default::default(),
     };
     let out = crate::phase("rules", || rules::check_all(&cx));
     let truncated = ids

@@ -7,6 +7,7 @@ mod function_beans;
 mod implementations;
 pub mod liveness;
 mod pipelines;
+mod reaches;
 mod recursion;
 mod registration;
 mod retry_loops;
@@ -18,6 +19,7 @@ pub use annotations::annotation_regions;
 pub use calls::call_regions;
 pub use function_beans::function_bean_regions;
 pub use implementations::implementation_regions;
+pub use reaches::Reaches;
 pub use registration::{
     InstanceSend, Sends, bean_registrations, call_registrations, client_sends, instance_sends,
 };

@@ -32,10 +32,10 @@ fn outbox(cx: &Context, i: usize) -> bool {
     };
     // The retried method itself may start a new transaction: that is the attempt's own.
     let own = |m: &MethodId| r.parts.contains(&crate::regions::Part::Whole(*m));
-    !cx.reaches[i]
-        .iter()
+    !cx.reaches
+        .methods(i)
         .filter(|m| !own(m))
-        .any(|m| crate::regions::leaves_transaction(cx.project, row, *m))
+        .any(|m| crate::regions::leaves_transaction(cx.project, row, m))
 }
 
 pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {

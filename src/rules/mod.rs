@@ -5,9 +5,9 @@ use crate::catalogue::{Catalogue, SourceKind};
 use crate::dataflow::MethodFlow;
 use crate::findings::Finding;
 pub use crate::findings::rule::{Level, Rule};
-use crate::regions::Region;
+use crate::regions::{Reaches, Region};
 use crate::semantic::{CallGraph, MethodId, Project};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 mod key;
 mod reach;
@@ -34,15 +34,15 @@ pub struct Context<'a> {
     /// Every region, in source order.
     pub regions: &'a [Region],
     /// For each region, the methods it reaches through calls.
-    pub reaches: &'a [BTreeSet<MethodId>],
+    pub reaches: &'a Reaches,
     /// The retry annotations that can never fire (SPEC §3.3), in source order: the source of
     /// no finding but RL006.
     pub dead_regions: &'a [Region],
     /// For each dead region, the methods it would reach.
-    pub dead_reaches: &'a [BTreeSet<MethodId>],
-    /// For each method, the regions whose code or reach holds it (see [`reach::covering`]),
-    /// built on first use.
-    pub regions_at: std::sync::OnceLock<HashMap<MethodId, Vec<u32>>>,
+    pub dead_reaches: &'a Reaches,
+    /// For each region, the key sinks that get a key new on each of its executions (see
+    /// [`reach::fresh_sinks`]), built on first use in one walk of every flow.
+    pub fresh: std::sync::OnceLock<Vec<Vec<(crate::dataflow::Loc, String)>>>,
 }
 
 /// The findings of every rule that has a check, in rule order.

@@ -5,18 +5,13 @@ use super::Context;
 use crate::dataflow as flow;
 use crate::regions::{self, Part, Region};
 use crate::semantic::{MethodId, Project};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
-/// Does region `r` (with its reach) cover a source evaluated in scope `s` and a sink executed
-/// in scope `t` of method `m`?
-pub(super) fn covers(
-    project: &Project,
-    r: &Region,
-    reach: &BTreeSet<MethodId>,
-    m: MethodId,
-    src: &flow::SourceSite,
-    t: u32,
-) -> bool {
+/// Does region `cx.regions[i]` (with its reach) cover a source evaluated in scope `s` and a
+/// sink executed in scope `t` of method `m`?
+pub(super) fn covers(cx: &Context, i: usize, m: MethodId, src: &flow::SourceSite, t: u32) -> bool {
+    let (project, r) = (cx.project, &cx.regions[i]);
+    let reached = || cx.reaches.contains(i, m);
     let s = src.scope;
     let within = |roots: &[u32], x: u32| regions::scope_within(project.method(m), x, roots);
     // Stored into an object the method is handed: per-attempt only in interceptor code the
@@ -34,7 +29,7 @@ pub(super) fn covers(
     }
     // A value generated once per holder is per-attempt only where the holder is made anew.
     if let Some(d) = src.holder_decl {
-        return reach.contains(&m)
+        return reached()
             || r.parts.iter().any(|p| match p {
                 Part::Whole(x) => *x == m,
                 Part::Scopes(x, roots) => {
@@ -42,7 +37,7 @@ pub(super) fn covers(
                 }
             });
     }
-    reach.contains(&m)
+    reached()
         || r.parts.iter().any(|p| match p {
             Part::Whole(x) => *x == m,
             Part::Scopes(x, roots) => *x == m && within(roots, s) && within(roots, t),
@@ -53,28 +48,9 @@ pub(super) fn covers(
 /// Only a region whose parts or reach hold `m` can cover it: those are looked up, not every
 /// region for every source (20,000 retried methods with a finding each were quadratic).
 pub(super) fn covering(cx: &Context, m: MethodId, src: &flow::SourceSite, t: u32) -> Vec<usize> {
-    let index = cx.regions_at.get_or_init(|| {
-        let mut index: HashMap<MethodId, Vec<u32>> = HashMap::new();
-        for (i, r) in (0u32..).zip(cx.regions) {
-            let parts = r.parts.iter().map(|p| match p {
-                Part::Whole(x) | Part::Scopes(x, _) => *x,
-            });
-            for x in parts.chain(cx.reaches[i as usize].iter().copied()) {
-                let at = index.entry(x).or_default();
-                if at.last() != Some(&i) {
-                    at.push(i);
-                }
-            }
-        }
-        index
-    });
-    index
-        .get(&m)
-        .into_iter()
-        .flatten()
-        .map(|&i| i as usize)
-        .filter(|&i| covers(cx.project, &cx.regions[i], &cx.reaches[i], m, src, t))
-        .collect()
+    let mut at = cx.reaches.regions_at(m);
+    at.retain(|&i| covers(cx, i, m, src, t));
+    at
 }
 
 /// The chain of methods from a region's code to `target` (BFS over the call graph; with
@@ -236,22 +212,30 @@ pub(super) fn flow_steps(
     steps
 }
 
-/// The key sinks at which region `cx.regions[i]` sends a key that is new on each of its
-/// executions: a per-attempt source covered by the region (the same facts RL001–RL003 report)
-/// flows into them. Each sink's location, with the label of one source that reaches it.
-pub(super) fn fresh_sinks(cx: &Context, i: usize) -> Vec<(flow::Loc, String)> {
-    let r = &cx.regions[i];
-    let mut out: Vec<(flow::Loc, String)> = Vec::new();
-    for (id, f) in cx.flows {
-        for ev in &f.events {
-            let src = &f.sources[ev.source as usize];
-            if covers(cx.project, r, &cx.reaches[i], *id, src, ev.scope) {
-                let label = src.via.as_ref().map_or(&src.label, |d| &d.label);
-                out.push((ev.sink.loc.clone(), label.clone()));
+/// The key sinks at which scheduler region `cx.regions[i]` sends a key that is new on each of
+/// its executions: a per-attempt source covered by the region (the same facts RL001–RL003
+/// report) flows into them. Each sink's location, with the label of one source that reaches
+/// it. Every flow is walked once for all the schedulers, each event given to the regions that
+/// cover it (not once per scheduler).
+pub(super) fn fresh_sinks<'c>(cx: &'c Context, i: usize) -> &'c [(flow::Loc, String)] {
+    let all = cx.fresh.get_or_init(|| {
+        let mut all: Vec<Vec<(flow::Loc, String)>> = vec![Vec::new(); cx.regions.len()];
+        for (id, f) in cx.flows {
+            for ev in &f.events {
+                let src = &f.sources[ev.source as usize];
+                for j in covering(cx, *id, src, ev.scope) {
+                    if cx.regions[j].scheduler {
+                        let label = src.via.as_ref().map_or(&src.label, |d| &d.label);
+                        all[j].push((ev.sink.loc.clone(), label.clone()));
+                    }
+                }
             }
         }
-    }
-    out.sort();
-    out.dedup_by(|a, b| a.0 == b.0);
-    out
+        for out in &mut all {
+            out.sort();
+            out.dedup_by(|a, b| a.0 == b.0);
+        }
+        all
+    });
+    &all[i]
 }

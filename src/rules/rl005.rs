@@ -236,10 +236,10 @@ fn check(cx: &Context) -> Vec<Finding> {
         let is_alert = |e: &flow::Effect| {
             matches!(e.kind, flow::EffectKind::KeySink) && cat.is_alert_key(&e.row)
         };
-        let fresh = if reached.iter().any(|(_, e)| is_alert(e)) {
+        let fresh: &[(Loc, String)] = if reached.iter().any(|(_, e)| is_alert(e)) {
             reach::fresh_sinks(cx, i)
         } else {
-            Vec::new()
+            &[]
         };
         let fresh_at = |m: MethodId, e: &flow::Effect| {
             fresh

@@ -32,8 +32,7 @@ pub fn method_ref_targets(
     chain.extend(project.supertypes_of(owner));
     let mut out: Vec<MethodId> = chain
         .iter()
-        .flat_map(|k| project.methods_of(*k).iter().copied())
-        .filter(|x| project.method(*x).name == m.name)
+        .flat_map(|k| project.methods_named(*k, &m.name).iter().copied())
         .collect();
     out.sort();
     out.dedup();

@@ -37,6 +37,10 @@ pub struct Project {
     class_by_fqn: HashMap<String, Vec<ClassRef>>,
     modules: Modules,
     methods_of_class: HashMap<ClassRef, Vec<MethodId>>,
+    /// The same methods sorted by name (declaration order within a name), so that a call is
+    /// bound by a search, not a scan of its class: a class of n methods calling each other
+    /// would otherwise cost n² name comparisons in every phase that resolves calls.
+    methods_by_name: HashMap<ClassRef, Vec<MethodId>>,
     /// Per file: simple name → fully qualified name of its single-type imports.
     imports: Vec<HashMap<String, String>>,
     /// Direct project supertypes and subtypes of each class.
@@ -148,6 +152,7 @@ impl Project {
             class_by_fqn: HashMap::new(),
             modules: Modules::single(0),
             methods_of_class: HashMap::new(),
+            methods_by_name: HashMap::new(),
             imports: Vec::new(),
             supertypes: HashMap::new(),
             subtypes: HashMap::new(),
@@ -184,6 +189,15 @@ impl Project {
                     .push(mid);
             }
         }
+        p.methods_by_name = p
+            .methods_of_class
+            .iter()
+            .map(|(c, ms)| {
+                let mut v = ms.clone();
+                v.sort_by(|a, b| p.method(*a).name.cmp(&p.method(*b).name));
+                (*c, v)
+            })
+            .collect();
         p.imports = p
             .files
             .iter()
@@ -265,6 +279,17 @@ impl Project {
             .get(&c)
             .map(|v| v.as_slice())
             .unwrap_or(&[])
+    }
+
+    /// The methods (constructors included) declared in `c` with this name, in declaration
+    /// order.
+    pub fn methods_named(&self, c: ClassRef, name: &str) -> &[MethodId] {
+        let Some(v) = self.methods_by_name.get(&c) else {
+            return &[];
+        };
+        let lo = v.partition_point(|m| self.method(*m).name.as_str() < name);
+        let hi = lo + v[lo..].partition_point(|m| self.method(*m).name == name);
+        &v[lo..hi]
     }
 
     pub fn all_methods(&self) -> impl Iterator<Item = MethodId> + '_ {
@@ -518,9 +543,9 @@ impl Project {
     pub fn methods_in_hierarchy(&self, c: ClassRef, name: &str, arity: usize) -> Vec<MethodId> {
         let mut out = Vec::new();
         for k in std::iter::once(c).chain(self.supertypes_of(c).iter().copied()) {
-            for m in self.methods_of(k) {
+            for m in self.methods_named(k, name) {
                 let mm = self.method(*m);
-                if mm.name == name && !mm.is_ctor && Self::arity_ok(mm, arity) {
+                if !mm.is_ctor && Self::arity_ok(mm, arity) {
                     out.push(*m);
                 }
             }
@@ -549,9 +574,9 @@ impl Project {
                     if !found.is_empty() {
                         for m in found.clone() {
                             for sub in self.subtypes_of(self.class_of(m)) {
-                                for x in self.methods_of(*sub) {
+                                for x in self.methods_named(*sub, &call.name) {
                                     let mm = self.method(*x);
-                                    if mm.name == call.name && Self::arity_ok(mm, arity) {
+                                    if Self::arity_ok(mm, arity) {
                                         found.push(*x);
                                     }
                                 }
@@ -569,9 +594,9 @@ impl Project {
             Some(Some(TypeRef::Project(c))) => {
                 let mut found = self.methods_in_hierarchy(c, &call.name, arity);
                 for sub in self.subtypes_of(c) {
-                    for x in self.methods_of(*sub) {
+                    for x in self.methods_named(*sub, &call.name) {
                         let mm = self.method(*x);
-                        if mm.name == call.name && !mm.is_ctor && Self::arity_ok(mm, arity) {
+                        if !mm.is_ctor && Self::arity_ok(mm, arity) {
                             found.push(*x);
                         }
                     }
