@@ -118,6 +118,8 @@ macro_rules! each_table {
         $apply!(sinks, constructor, "sink");
         $apply!(sinks, parameter, "sink");
         $apply!(sinks, container, "sink");
+        $apply!(sinks, http_call, "sink");
+        $apply!(sinks, http_client_method, "sink");
         $apply!(guards, absence, "guard");
         $apply!(guards, presence, "guard");
         $apply!(guards, absent_fallback, "guard");
@@ -173,6 +175,11 @@ pub struct Sinks {
     pub headers: SinkHeaders,
     pub constructor: Vec<SinkConstructor>,
     pub parameters: SinkParameters,
+    /// Calls that send or start a request with a known HTTP method.
+    pub http_calls: Vec<HttpCall>,
+    /// The names of their methods, for a cheap first test.
+    pub http_call_names: HashSet<String>,
+    pub http_client_methods: Vec<HttpClientMethod>,
 }
 
 #[derive(Debug, Default)]
@@ -619,6 +626,14 @@ impl Catalogue {
                 },
                 constructor: k.constructor,
                 parameters,
+                http_call_names: k
+                    .http_call
+                    .iter()
+                    .flat_map(|r| r.reads.iter().chain(&r.writes).chain(&r.by_argument))
+                    .cloned()
+                    .collect(),
+                http_calls: k.http_call,
+                http_client_methods: k.http_client_method,
             },
             guards: Guards {
                 absence_methods: methods(g.absence),

@@ -3,8 +3,8 @@
 
 use super::{Catalogue, Holds, glob};
 use crate::dataflow::model::{
-    AnnotationUse, Check, ComputeOnce, Factories, Form, KeyField, KeySink, Model, NamedKey,
-    SideEffectMatch, Site, SourceKind, SourceMatch, StoreAccess, Tx,
+    AnnotationUse, Check, ComputeOnce, Factories, Form, KeyField, KeySink, MethodAnnotation, Model,
+    NamedKey, SideEffectMatch, Site, SourceKind, SourceMatch, StoreAccess, Tx, Verb,
 };
 use crate::workspace::scan::{EffectWords, SideEffectWords};
 
@@ -12,6 +12,22 @@ use crate::workspace::scan::{EffectWords, SideEffectWords};
 fn args_match(wanted: &[String], call: &dyn Site) -> bool {
     wanted.is_empty()
         || (0..call.arg_count()).any(|i| call.arg_text(i).is_some_and(|t| written_as(wanted, &t)))
+}
+
+/// A read when the HTTP method named (`GET`, `HttpMethod.GET`, `RequestMethod.HEAD`) is one of
+/// `reads`; any other request, also when it cannot be told.
+fn verb_named(named: Option<&str>, reads: &[String]) -> Verb {
+    let last = named.map(|n| {
+        n.rsplit('.')
+            .next()
+            .unwrap_or(n)
+            .trim()
+            .to_ascii_uppercase()
+    });
+    match last {
+        Some(m) if reads.iter().any(|r| r.eq_ignore_ascii_case(&m)) => Verb::Read,
+        _ => Verb::Write,
+    }
 }
 
 /// `t` is one of `wanted`, in full or as the last part of a dotted name.
@@ -240,6 +256,62 @@ impl Model for Catalogue {
 
     fn is_key_carrier(&self, type_is: &dyn Fn(&str) -> bool) -> bool {
         self.side_effects.key_carriers.iter().any(|k| type_is(k))
+    }
+
+    fn http_call(&self, call: &dyn Site) -> Option<Verb> {
+        let name = call.name();
+        if !self.sinks.http_call_names.contains(name) {
+            return None;
+        }
+        let has = |names: &[String]| names.iter().any(|m| m == name);
+        self.sinks
+            .http_calls
+            .iter()
+            // A builder's method chosen after other calls on it (`new Request.Builder().url(u)
+            // .headers(h).get()`): the chain's root says what it builds.
+            .filter(|r| {
+                r.receiver_types
+                    .iter()
+                    .any(|t| call.receiver_is(t) || call.chain_root_is(t))
+            })
+            .find_map(|r| {
+                if has(&r.reads) {
+                    Some(Verb::Read)
+                } else if has(&r.writes) {
+                    Some(Verb::Write)
+                } else if has(&r.by_argument) {
+                    let named = call
+                        .arg_constant(r.method_arg)
+                        .or_else(|| call.arg_text(r.method_arg));
+                    Some(verb_named(named.as_deref(), &r.read_values))
+                } else {
+                    None
+                }
+            })
+    }
+
+    fn client_method_verb(&self, annotations: &[MethodAnnotation<'_>]) -> Option<Verb> {
+        let any = |names: &[String], a: &MethodAnnotation<'_>| names.iter().any(|n| (a.is)(n));
+        self.sinks.http_client_methods.iter().find_map(|r| {
+            annotations.iter().find_map(|a| {
+                if any(&r.reads, a) {
+                    Some(Verb::Read)
+                } else if any(&r.writes, a) {
+                    Some(Verb::Write)
+                } else if any(&r.by_attribute, a) {
+                    let named = match &r.attribute {
+                        Some(attr) => (a.attr)(attr),
+                        // `@RequestLine("GET /payments/{id}")`: the first word.
+                        None => (a.attr)("value")
+                            .and_then(|v| v.split_whitespace().next().map(str::to_string)),
+                    };
+                    // `@RequestMapping` with no method maps every method: not a read.
+                    Some(verb_named(named.as_deref(), &r.read_values))
+                } else {
+                    None
+                }
+            })
+        })
     }
 
     fn check(&self, method: &str) -> Option<Check> {

@@ -175,6 +175,22 @@ row!(KeyContainer, |r| {
     };
     format!("entries of {} are {holds}", few(&r.classes))
 });
+row!(HttpCall, |r| {
+    let mut names = r.reads.clone();
+    names.extend(r.writes.iter().cloned());
+    names.extend(r.by_argument.iter().cloned());
+    format!(
+        "requests sent with {} on {}",
+        few(&names),
+        few(&r.receiver_types)
+    )
+});
+row!(HttpClientMethod, |r| {
+    let mut names = r.reads.clone();
+    names.extend(r.writes.iter().cloned());
+    names.extend(r.by_attribute.iter().cloned());
+    format!("client methods annotated @{}", few(&names))
+});
 row!(Annotations, |r| format!(
     "parameters annotated @{}",
     few(&r.annotations)

@@ -418,7 +418,7 @@ pub struct MethodNames {
 
 /// Key sinks: `[[sinks.method]]`, `[[sinks.header]]`, `[[sinks.header_setter]]`,
 /// `[[sinks.header_annotation]]`, `[[sinks.constructor]]`, `[[sinks.parameter]]`,
-/// `[[sinks.container]]`.
+/// `[[sinks.container]]`, `[[sinks.http_call]]`, `[[sinks.http_client_method]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SinkTables {
@@ -429,6 +429,58 @@ pub struct SinkTables {
     pub constructor: Vec<SinkConstructor>,
     pub parameter: Vec<SinkParameter>,
     pub container: Vec<KeyContainer>,
+    pub http_call: Vec<HttpCall>,
+    pub http_client_method: Vec<HttpClientMethod>,
+}
+
+/// Calls that send a request, or start one, with a known HTTP method: a key written into a
+/// header container counts only where the container goes out on a request that is not a read
+/// (GET, HEAD, OPTIONS deduplicate nothing).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpCall {
+    pub id: String,
+    /// The receiver's type, or the class of a static call (`RequestEntity.get(uri)`).
+    pub receiver_types: Vec<String>,
+    /// Methods that send or start a read (`getForObject`, `get()`).
+    #[serde(default)]
+    pub reads: Vec<String>,
+    /// Methods that send or start any other request (`postForEntity`, `post()`).
+    #[serde(default)]
+    pub writes: Vec<String>,
+    /// Methods whose argument `method_arg` names the HTTP method (`exchange(url,
+    /// HttpMethod.GET, …)`, `method(HttpMethod.POST)`): a read when it is one of `read_values`
+    /// (as a constant, or the last part of a dotted name), any other request otherwise, also
+    /// when it cannot be told.
+    #[serde(default)]
+    pub by_argument: Vec<String>,
+    #[serde(default)]
+    pub method_arg: usize,
+    #[serde(default)]
+    pub read_values: Vec<String>,
+}
+
+/// Abstract methods of declarative clients and the HTTP method their annotations give: every
+/// argument of a call goes out on that request.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpClientMethod {
+    pub id: String,
+    /// Annotations of a read (`@GetMapping`).
+    #[serde(default)]
+    pub reads: Vec<String>,
+    /// Annotations of any other request (`@PostMapping`).
+    #[serde(default)]
+    pub writes: Vec<String>,
+    /// Annotations that name the method in `attribute` (`@RequestMapping(method =
+    /// RequestMethod.GET)`), or, with no `attribute`, as the first word of their value
+    /// (`@RequestLine("GET /payments/{id}")`): a read when it is one of `read_values`.
+    #[serde(default)]
+    pub by_attribute: Vec<String>,
+    #[serde(default)]
+    pub attribute: Option<String>,
+    #[serde(default)]
+    pub read_values: Vec<String>,
 }
 
 /// Calls that write a named value into a request: `headers.set(name, value)`,

@@ -14,12 +14,14 @@ use std::collections::{BTreeMap, BTreeSet};
 impl Cx<'_> {
     pub(super) fn eval_call(&mut self, c: &Call) -> Taint {
         let mut t = self.eval_call_inner(c);
+        self.drop_sent_containers(c, &mut t);
         if self.is_key_sink_call(c) {
             // The request now carries a key: so do the builder and what it builds.
             t.insert(Origin::Keyed);
             if let Some(p) = c.recv.as_ref().and_then(|r| self.place_of(mutated_root(r))) {
                 self.env.entry(p).or_default().insert(Origin::Keyed);
             }
+            self.note_key_container(c);
         }
         if self.is_lock_call(c) {
             t.insert(Origin::Lock);
@@ -282,6 +284,7 @@ impl Cx<'_> {
         {
             self.key_sink(&t, here, k.label(), k.row, c);
         }
+        self.note_sends(c, recv_t, args);
         // Durable stores (`ctx.setAttribute("key", v)`).
         if let Some(StoreAccess::Write {
             key_arg,
@@ -402,6 +405,7 @@ impl Cx<'_> {
             if s.ret_keyed {
                 result.insert(Origin::Keyed);
             }
+            self.project_sends(*m, args, &mut result);
             if s.ret_lock {
                 result.insert(Origin::Lock);
             }

@@ -73,6 +73,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         cx.finish_fields();
     }
     cx.static_param_sinks();
+    cx.client_method_sends();
     cx.constructor_fields();
     let ret = std::mem::take(&mut cx.ret);
     for o in &ret {
@@ -108,6 +109,10 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
             }
             Origin::Keyed => cx.out.summary.ret_keyed = true,
             Origin::Lock => cx.out.summary.ret_lock = true,
+            Origin::Container(k) => {
+                cx.out.containers[*k as usize].sends.returned = true;
+                cx.out.summary.ret_container = true;
+            }
         }
     }
     cx.out.summary.ret_shape = cx.ret_shape.take();
@@ -414,7 +419,7 @@ impl<'p> Cx<'p> {
                         .entry(f.clone())
                         .or_insert_with(|| sink.clone());
                 }
-                Origin::Keyed | Origin::Lock => {}
+                Origin::Keyed | Origin::Lock | Origin::Container(_) => {}
             }
         }
     }

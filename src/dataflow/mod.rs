@@ -21,6 +21,7 @@ pub mod model;
 mod model_tests;
 mod objects;
 mod place;
+mod sends;
 mod shapes;
 mod site;
 mod summaries;
@@ -85,6 +86,12 @@ pub struct Summary {
     /// claimed (`if (!ids.isEmpty()) handler.accept(ids)` after `queueDAO.pop(…)`): a lambda
     /// passed there is guarded.
     pub guarded_params: BTreeSet<u16>,
+    /// The requests each parameter goes out on, by HTTP method (a header container handed
+    /// over is sent only with them).
+    pub param_sends: BTreeMap<u16, Sends>,
+    /// The method returns a header container holding a key it wrote (or got from a callee):
+    /// where the key goes out is the caller's to tell.
+    pub ret_container: bool,
 }
 
 impl Summary {
@@ -117,6 +124,12 @@ impl Summary {
         self.ret_keyed |= other.ret_keyed;
         self.ret_lock |= other.ret_lock;
         self.guarded_params.extend(other.guarded_params);
+        for (p, x) in other.param_sends {
+            let into = self.param_sends.entry(p).or_default();
+            into.read |= x.read;
+            into.write |= x.write;
+        }
+        self.ret_container |= other.ret_container;
         match (&mut self.ret_shape, other.ret_shape) {
             (Some(mine), Some(theirs)) => {
                 mine.map |= theirs.map;
@@ -212,6 +225,31 @@ pub struct MethodFlow {
     pub unguarded_calls: Vec<(ScopeId, MethodId)>,
     /// Methods called on `this`: a proxy-based lock annotation on them does not apply.
     pub self_calls: Vec<MethodId>,
+    /// Header containers holding a key, made here or returned by a callee, and the requests
+    /// this method sends them on.
+    pub containers: Vec<Container>,
+}
+
+/// A header container holding an idempotency key (`HttpHeaders` with an `Idempotence-Key`): the
+/// key goes out only on the requests the container is sent with.
+#[derive(Clone, Debug)]
+pub struct Container {
+    /// The project method that returned it to this one (`None`: made here).
+    pub from: Option<MethodId>,
+    /// The key header writes into it in this method (the sink spans).
+    pub sinks: Vec<Span>,
+    pub sends: Sends,
+}
+
+/// The requests a container (or a parameter) goes out on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sends {
+    /// A read: GET, HEAD, OPTIONS.
+    pub read: bool,
+    /// Any other request, or one whose method cannot be told.
+    pub write: bool,
+    /// Returned to the caller.
+    pub returned: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

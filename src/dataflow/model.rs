@@ -126,6 +126,21 @@ impl NamedKey {
     }
 }
 
+/// The kind of request a call sends, by its HTTP method: a key on a read (GET, HEAD, OPTIONS)
+/// deduplicates nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verb {
+    Read,
+    Write,
+}
+
+/// An annotation of a method: its type test, and an attribute's text as written (a string
+/// literal's contents or a dotted name; `value` for the only argument).
+pub struct MethodAnnotation<'a> {
+    pub is: &'a dyn Fn(&str) -> bool,
+    pub attr: &'a dyn Fn(&str) -> Option<String>,
+}
+
 /// A known non-idempotent call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SideEffectMatch<'m> {
@@ -213,6 +228,19 @@ pub trait Model: Factories + Sync {
     fn is_key_header_param(&self, annotation: &AnnotationUse<'_>) -> bool;
     /// Does a value of this type (request options received from a caller) carry a key?
     fn is_key_carrier(&self, type_is: &dyn Fn(&str) -> bool) -> bool;
+
+    // Requests.
+    /// The HTTP method of the request a call sends or starts (`restTemplate.exchange(url,
+    /// HttpMethod.GET, entity, …)`, `restClient.get()`), when the call decides one.
+    fn http_call(&self, call: &dyn Site) -> Option<Verb> {
+        let _ = call;
+        None
+    }
+    /// The HTTP method of the request an abstract client method sends, by its annotations.
+    fn client_method_verb(&self, annotations: &[MethodAnnotation<'_>]) -> Option<Verb> {
+        let _ = annotations;
+        None
+    }
 
     // Barriers and guards.
     fn check(&self, method: &str) -> Option<Check>;

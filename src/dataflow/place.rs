@@ -13,6 +13,8 @@ pub(super) enum Origin {
     Keyed,
     /// The value says whether this instance holds a cluster-wide lock.
     Lock,
+    /// A header container holding a key (an index into the method's containers).
+    Container(u32),
 }
 
 pub(super) type Taint = BTreeSet<Origin>;

@@ -383,7 +383,7 @@ impl Cx<'_> {
                         let d = self.source_desc(*i);
                         flow.sources.entry(d.kind).or_insert(d);
                     }
-                    Origin::Keyed | Origin::Lock => {}
+                    Origin::Keyed | Origin::Lock | Origin::Container(_) => {}
                 }
             }
             fields.insert(f.clone(), flow);

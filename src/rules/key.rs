@@ -55,6 +55,9 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
             if ev.sink.row_write {
                 covering.retain(|i| !*outboxes.entry(*i).or_insert_with(|| outbox(cx, *i)));
             }
+            // A key header in a container counts where the region sends the container on a
+            // request that is not a read.
+            covering.retain(|i| reach::sent_in_region(cx, *i, &ev.sink.loc));
             if covering.is_empty() {
                 continue;
             }

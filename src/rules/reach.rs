@@ -239,3 +239,85 @@ pub(super) fn fresh_sinks<'c>(cx: &'c Context, i: usize) -> &'c [(flow::Loc, Str
     });
     &all[i]
 }
+
+/// Does a key header written at `sink` go out, for the code `within` holds (a region's own
+/// methods and the methods it reaches), on a request that is not a read? A key written into a
+/// header container (`HttpHeaders`, a header map) is sent only where the container is: when
+/// every request the region sends it on is a read (a Feign `@GetMapping`, `HttpMethod.GET`,
+/// `getForObject`, `restClient.get()`), it deduplicates nothing (SPEC 5). A write, a request
+/// whose method cannot be told, and a container never seen sent keep the sink. Any other sink
+/// is sent where it is written.
+pub(super) fn sent_as_key(
+    cx: &Context,
+    sink: &flow::Loc,
+    within: &dyn Fn(MethodId) -> bool,
+) -> bool {
+    let Some(m) = method_at(cx.project, sink) else {
+        return true;
+    };
+    let Some(k) = cx.flows.get(&m).and_then(|f| {
+        f.containers
+            .iter()
+            .position(|c| c.from.is_none() && c.sinks.contains(&sink.span))
+    }) else {
+        return true;
+    };
+    let mut seen = BTreeSet::new();
+    container_sent(cx, m, k, within, &mut seen)
+}
+
+/// Is container `k` of method `m` sent on a request that is not a read, by `m` or, where `m`
+/// returns it, by the callers `within` holds?
+fn container_sent(
+    cx: &Context,
+    m: MethodId,
+    k: usize,
+    within: &dyn Fn(MethodId) -> bool,
+    seen: &mut BTreeSet<(MethodId, usize)>,
+) -> bool {
+    if !seen.insert((m, k)) {
+        return false;
+    }
+    let s = cx.flows[&m].containers[k].sends;
+    if s.write || !(s.read || s.returned) {
+        return true;
+    }
+    if !s.returned {
+        return false;
+    }
+    // Returned: each caller in the region follows it as a container of its own.
+    let mut callers = cx
+        .ids
+        .iter()
+        .filter(|c| within(**c))
+        .filter_map(|c| cx.flows.get(c).map(|f| (*c, f)))
+        .flat_map(|(c, f)| {
+            f.containers
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| x.from == Some(m))
+                .map(move |(j, _)| (c, j))
+        })
+        .peekable();
+    // Returned to the framework that runs the region: unknown.
+    if callers.peek().is_none() {
+        return true;
+    }
+    let callers: Vec<(MethodId, usize)> = callers.collect();
+    callers
+        .into_iter()
+        .any(|(c, j)| container_sent(cx, c, j, within, seen))
+}
+
+/// [`sent_as_key`] for region `cx.regions[i]`: its own methods and its reach.
+pub(super) fn sent_in_region(cx: &Context, i: usize, sink: &flow::Loc) -> bool {
+    let r = &cx.regions[i];
+    let reach = &cx.reaches[i];
+    let within = |m: MethodId| {
+        reach.contains(&m)
+            || r.parts.iter().any(|p| match p {
+                Part::Whole(x) | Part::Scopes(x, _) => *x == m,
+            })
+    };
+    sent_as_key(cx, sink, &within)
+}

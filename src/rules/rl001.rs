@@ -121,6 +121,32 @@ declare_rule! {
     /// when the `RequestTemplate` has none is stable for Feign's own retries (below) but not
     /// for such a region: each of its attempts sends a new request with a new template.
     ///
+    /// ## When it is silent: a key header sent only on reads
+    /// A key written into a header container (`HttpHeaders`, a header `Map`, OkHttp's
+    /// `Headers.Builder`) is a key only where the container goes out on a request, and a read —
+    /// GET, HEAD, OPTIONS — deduplicates nothing (payment providers document the key for POST
+    /// and DELETE). retrylint follows the container to the call that sends it: a Feign
+    /// `@GetMapping` or `@RequestLine("GET …")` parameter, `restTemplate.exchange(url,
+    /// HttpMethod.GET, new HttpEntity<>(headers), …)`, `getForObject`, `restClient.get()…
+    /// .headers(h -> h.addAll(headers))`, OkHttp `Request.Builder…headers(h).get()`. A region
+    /// that sends it only on reads gets no finding; one that sends it on a write, or on a
+    /// request whose method cannot be told (`exchange(url, method, …)` with the method
+    /// passed in), still does. A header helper shared by a read and a write is judged per
+    /// region:
+    /// ```java
+    /// protected HttpHeaders createHeaders() {
+    ///     HttpHeaders headers = new HttpHeaders();
+    ///     headers.set("Idempotence-Key", UUID.randomUUID().toString());   // reported for `create`
+    ///     return headers;
+    /// }
+    /// public Payment status(String id) { return client.getPayment(createHeaders(), id); }  // @GetMapping
+    ///
+    /// @Retryable public Payment create(PaymentRequest r) {
+    ///     return client.createPayment(createHeaders(), r);                                // @PostMapping
+    /// }
+    /// @Scheduled(fixedRate = 60_000) public void poll() { status(nextPendingId()); }      // silent
+    /// ```
+    ///
     /// ## When it is silent: interceptors whose client does not re-send
     /// An HTTP client interceptor is a region of
     /// its own only where its registration ties it to a client that re-sends by itself: a Feign

@@ -75,6 +75,27 @@ declare_rule! {
     /// a wallet debit) is still reported, since the replicas' concurrent requests can all be
     /// accepted before the service has recorded the key.
     ///
+    /// ## When it is silent: a key header sent only on reads
+    /// A job that writes a key into a header container (`HttpHeaders`, a header `Map`) and
+    /// sends the container only on reads — a Feign `@GetMapping`, `exchange(url,
+    /// HttpMethod.GET, …)`, `getForObject`, `restClient.get()`, OkHttp's `.get()` — reaches no
+    /// key sink: a key on a GET deduplicates nothing, and a status poll on every replica
+    /// moves no money. The same container sent on a POST, or on a request whose method cannot
+    /// be told, is still a key sink:
+    /// ```java
+    /// @Scheduled(fixedRate = 60_000)                       // silent: status() is a @GetMapping
+    /// public void refreshStatuses() {
+    ///     for (String id : pending.idsInProgress()) pending.mark(id, gateway.status(id));
+    /// }
+    ///
+    /// @Scheduled(cron = "0 0 0 * * *")                     // RL005: the container goes out on a POST
+    /// public void closeDay() {
+    ///     HttpHeaders headers = keyedHeaders();            // sets "Idempotency-Key"
+    ///     restClient.post().uri("/days/close").headers(h -> h.addAll(headers)).retrieve()
+    ///             .toBodilessEntity();
+    /// }
+    /// ```
+    ///
     /// ## When it is silent: guards that decide the work
     /// A job that drains a shared queue sends what each message asks for on one replica only:
     /// ```java
@@ -252,6 +273,25 @@ fn check(cx: &Context) -> Vec<Finding> {
                 .map(|(_, label)| label.clone())
         };
         reached.retain(|(m, e)| !is_alert(e) || fresh_at(*m, e).is_some());
+        // A key header in a container counts where the scheduler sends the container on a
+        // request that is not a read.
+        let within = |x: MethodId| {
+            seen.contains(&x)
+                || r.parts.iter().any(|p| {
+                    matches!(p, regions::Part::Whole(w) | regions::Part::Scopes(w, _) if *w == x)
+                })
+        };
+        reached.retain(|(m, e)| {
+            !matches!(e.kind, flow::EffectKind::KeySink)
+                || reach::sent_as_key(
+                    cx,
+                    &Loc {
+                        file: m.0,
+                        span: e.span,
+                    },
+                    &within,
+                )
+        });
         reached.sort_by_key(|(m, e)| (m.0, e.span));
         let Some((m, e)) = reached.first() else {
             continue;
