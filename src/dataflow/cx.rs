@@ -435,6 +435,7 @@ impl<'p> Cx<'p> {
         label: String,
         row: String,
         scope: ScopeId,
+        own_key: bool,
     ) {
         self.out.effects.push(Effect {
             kind,
@@ -443,6 +444,7 @@ impl<'p> Cx<'p> {
             row,
             scope,
             guarded: self.guarded,
+            own_key,
         });
     }
 

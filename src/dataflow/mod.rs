@@ -85,6 +85,14 @@ pub struct Summary {
     /// claimed (`if (!ids.isEmpty()) handler.accept(ids)` after `queueDAO.pop(…)`): a lambda
     /// passed there is guarded.
     pub guarded_params: BTreeSet<u16>,
+    /// Parameters the method's claim is keyed by (`setIfAbsent("job:" + key, …)`): its lock
+    /// result, and the guard of its functional parameters, hold only where the caller's key is
+    /// the same on every run. A claim by a random key is won by every replica.
+    pub claim_params: BTreeSet<u16>,
+    /// Parameters that name a record of the application's own store: a claim's key or a
+    /// storage read's (`repository.findByIdempotencyKey(key)`), not a key sent to another
+    /// system. RL005 counts such a key only where it is new on every run.
+    pub store_key_params: BTreeSet<u16>,
 }
 
 impl Summary {
@@ -117,6 +125,8 @@ impl Summary {
         self.ret_keyed |= other.ret_keyed;
         self.ret_lock |= other.ret_lock;
         self.guarded_params.extend(other.guarded_params);
+        self.claim_params.extend(other.claim_params);
+        self.store_key_params.extend(other.store_key_params);
         match (&mut self.ret_shape, other.ret_shape) {
             (Some(mine), Some(theirs)) => {
                 mine.map |= theirs.map;
@@ -141,6 +151,15 @@ pub enum ParamPath {
     Whole(u16),
     /// One field of the argument (`builder.orderId` in `new Request(builder)`).
     Field(u16, String),
+}
+
+impl ParamPath {
+    /// The parameter the path starts at.
+    pub fn param(&self) -> u16 {
+        match self {
+            ParamPath::Whole(i) | ParamPath::Field(i, _) => *i,
+        }
+    }
 }
 
 /// One field of a returned object: the parameters, `this` fields and sources it holds.
@@ -233,6 +252,9 @@ pub struct Effect {
     pub scope: ScopeId,
     /// Under a cluster-wide lock taken in this method.
     pub guarded: bool,
+    /// A key sink that names a record of the application's own store (a claim or lookup key
+    /// parameter of a project method, an entity's key field), not a key sent to another system.
+    pub own_key: bool,
 }
 
 /// Summaries of the methods analysed so far; every other method has the empty summary.

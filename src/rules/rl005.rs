@@ -232,9 +232,12 @@ fn check(cx: &Context) -> Vec<Finding> {
         }
         // An alert is not a side effect: an alert's deduplication key (PagerDuty's `dedup_key`)
         // counts only where it is new on each run of this scheduler, since a stable one makes
-        // the alerting service merge the replicas' triggers into one incident.
+        // the alerting service merge the replicas' triggers into one incident. So does a key
+        // that only names a record of the application's own store (its claim or lookup key, an
+        // entity's key field): it is sent nowhere, and a stable one lets the store tell the
+        // replicas' runs apart; a claim by a random key is won by every replica.
         let is_alert = |e: &flow::Effect| {
-            matches!(e.kind, flow::EffectKind::KeySink) && cat.is_alert_key(&e.row)
+            matches!(e.kind, flow::EffectKind::KeySink) && (e.own_key || cat.is_alert_key(&e.row))
         };
         let fresh = if reached.iter().any(|(_, e)| is_alert(e)) {
             reach::fresh_sinks(cx, i)
@@ -273,6 +276,11 @@ fn check(cx: &Context) -> Vec<Finding> {
         let at = message::at(&path, &effect.path, effect.line);
         let what = match e.kind {
             flow::EffectKind::KeySink => match fresh_at(*m, e) {
+                Some(source) if e.own_key => {
+                    format!(
+                        "a key of its own claim store made anew on every run from {source} ({what}; every replica wins such a claim)"
+                    )
+                }
                 Some(source) if is_alert(e) => {
                     format!("an alert key made anew on every run from {source} ({what})")
                 }
