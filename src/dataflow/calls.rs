@@ -351,6 +351,8 @@ impl Cx<'_> {
             c.scope,
             row_write,
         );
+        self.key_writes
+            .push((self.out.effects.len() - 1, t.clone()));
         self.sink(
             t,
             SinkRef {

@@ -47,6 +47,8 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         guarded: false,
         keep_cond: false,
         param_runs: BTreeMap::new(),
+        key_writes: Vec::new(),
+        keyed_saved: false,
     };
     // A method that retries itself: the parameter its recursive call steps is its counter.
     let recursion = model.recursion_row().and_then(|row| {
@@ -111,6 +113,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         }
     }
     cx.out.summary.ret_shape = cx.ret_shape.take();
+    cx.mark_own_record_keys();
     cx.out.summary.guarded_params = cx
         .param_runs
         .iter()
@@ -197,6 +200,10 @@ pub(super) struct Cx<'p> {
     /// Parameters called as functions (`handler.accept(…)`), and whether every such call ran
     /// under a cluster-wide guard.
     pub(super) param_runs: BTreeMap<u16, bool>,
+    /// Key sinks met in this method (the index of their effect) and the value written there.
+    pub(super) key_writes: Vec<(usize, Taint)>,
+    /// A value that went through a key sink is saved (`repository.save(record)`).
+    pub(super) keyed_saved: bool,
 }
 
 /// Steps (statements and expressions interpreted) one method may take: a pathological method is

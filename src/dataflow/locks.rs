@@ -97,12 +97,15 @@ impl Cx<'_> {
                 self.note_store_key_params(a);
             }
         }
+        if self.model.is_persist(&c.name) && args.iter().any(|a| a.contains(&Origin::Keyed)) {
+            self.keyed_saved = true;
+        }
         false
     }
 
     fn note_store_key_params(&mut self, t: &Taint) {
         for o in t {
-            if let Origin::Param(i) = o {
+            if let Origin::Param(i) | Origin::ParamField(i, _) = o {
                 self.out.summary.store_key_params.insert(*i);
             }
         }
@@ -122,6 +125,31 @@ impl Cx<'_> {
                         self.out.summary.claim_params.insert(*j);
                     }
                 }
+            }
+        }
+    }
+
+    /// A store's method that writes the key it looks up or claims under into the record it
+    /// saves or the result it hands back (`repository.save(Record.builder().idempotencyKey(key)
+    /// …)`, `return Result.builder().idempotencyKey(key).build()` after `findBy…(key)`): the key
+    /// names the store's own record. Only where the method saves or returns a keyed value and
+    /// the key is made of its own-store parameters.
+    pub(super) fn mark_own_record_keys(&mut self) {
+        if !self.out.summary.ret_keyed && !self.keyed_saved {
+            return;
+        }
+        let own = &self.out.summary.store_key_params;
+        for (i, t) in std::mem::take(&mut self.key_writes) {
+            let of_store = t
+                .iter()
+                .any(|o| matches!(o, Origin::Param(_) | Origin::ParamField(..)))
+                && t.iter().all(|o| match o {
+                    Origin::Param(p) | Origin::ParamField(p, _) => own.contains(p),
+                    Origin::Fresh(_) | Origin::Keyed => true,
+                    _ => false,
+                });
+            if of_store && let Some(e) = self.out.effects.get_mut(i) {
+                e.own_key = true;
             }
         }
     }

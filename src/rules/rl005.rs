@@ -99,6 +99,41 @@ declare_rule! {
     /// `spring.quartz.properties.org.quartz.jobStore.isClustered: true` in the
     /// `application.yml`/`.properties` of its build module.
     ///
+    /// ## When it is silent: the application's own idempotency store
+    /// A key that only names a record of the application's own store is sent to no other
+    /// system: the key parameter of a project method that claims its store under it
+    /// (`redis.opsForValue().setIfAbsent(prefix + key, …)`), looks it up
+    /// (`repository.findByIdempotencyKey(key)`) or only hands it back (`normalizeKey(key)`), a
+    /// lookup's result that carries the key back, and a key field of an entity. Like an alert
+    /// key, it counts only where it is new on every run. A claim by a key every replica
+    /// computes alike is itself a guard — one replica wins it (Redis `SET NX`: `setIfAbsent`,
+    /// Jedis/Lettuce `setnx`, Hazelcast `IMap.putIfAbsent`), also through a project method that
+    /// returns its answer or runs the function it is passed only when it won. A claim by a
+    /// random key is won by every replica: it guards nothing, and is reported. A lookup is not a
+    /// claim: every replica may find nothing and go on.
+    /// ```java
+    /// @Scheduled(cron = "0 0 2 * * *")
+    /// public void renewDueSubscriptions() {
+    ///     for (Subscription s : subscriptions.findByRenewalDate(today)) {
+    ///         String key = "renewal:" + s.getId() + ":" + today;
+    ///         if (!idempotency.tryClaim(key, Duration.ofDays(2))) continue;   // one replica wins
+    ///         PaymentIntent.create(params(s), options(key));                    // silent
+    ///     }
+    /// }
+    ///
+    /// @Scheduled(cron = "0 0 3 * * *")                                            // RL005
+    /// public void renewWithRandomClaim() {
+    ///     for (Subscription s : subscriptions.findByRenewalDate(today)) {
+    ///         String key = UUID.randomUUID().toString();                        // and RL001
+    ///         if (!idempotency.tryClaim(key, Duration.ofDays(2))) continue;   // every replica wins
+    ///         PaymentIntent.create(params(s), options(key));
+    ///     }
+    /// }
+    /// ```
+    /// (`tryClaim(String idempotencyKey, Duration ttl)` returns
+    /// `Boolean.TRUE.equals(redis.opsForValue().setIfAbsent("idempotency:" + idempotencyKey,
+    /// "IN_PROGRESS", ttl))`.)
+    ///
     /// ## Known false positives
     /// A scheduler that is single-instance by deployment, or a Quartz scheduler clustered by
     /// configuration outside the module's `quartz.properties`/`application.yml`, cannot be seen
