@@ -296,6 +296,8 @@ pub struct ClusterLocks {
     pub local_types: Vec<String>,
     /// Calls that claim items from a shared queue: (classes, methods) of one row.
     pub claims: Vec<(Vec<String>, Vec<String>)>,
+    /// Atomic claims of a key in a shared store: (classes, methods, the key's argument).
+    pub keyed_claims: Vec<(Vec<String>, Vec<String>, usize)>,
     /// Regions a clustered scheduler runs once per cluster: (region row ids, settings).
     pub clustered: Vec<(Vec<String>, Vec<String>)>,
     pub granted_events: Vec<String>,
@@ -561,8 +563,12 @@ impl Catalogue {
             locks.methods.extend(l.methods);
             locks.wrappers.extend(l.wrappers);
             locks.local_types.extend(l.local_types);
-            if !l.claims.is_empty() {
-                locks.claims.push((l.classes, l.claims));
+            match l.key_arg {
+                Some(k) if !l.claims.is_empty() => {
+                    locks.keyed_claims.push((l.classes, l.claims, k))
+                }
+                _ if !l.claims.is_empty() => locks.claims.push((l.classes, l.claims)),
+                _ => {}
             }
             locks.granted_events.extend(l.granted_events);
             if !l.settings.is_empty() {

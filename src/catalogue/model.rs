@@ -461,6 +461,21 @@ impl Model for Catalogue {
             })
     }
 
+    fn claim_key(&self, call: &dyn Site) -> Option<usize> {
+        self.guards
+            .cluster_locks
+            .keyed_claims
+            .iter()
+            .find(|(classes, methods, _)| {
+                has_name(methods, call.name())
+                    && matches!(call.form(), Form::Instance | Form::InstanceRef)
+                    && classes
+                        .iter()
+                        .any(|k| call.receiver_is(k) || call.chain_root_is(k))
+            })
+            .map(|(_, _, k)| *k)
+    }
+
     fn is_lock_sql(&self, sql: &str) -> bool {
         let locks = &self.guards.cluster_locks;
         // One space between words, however the query was laid out (`for update\n  skip locked`).

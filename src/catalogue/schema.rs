@@ -681,6 +681,12 @@ pub struct ClusterLock {
     pub classes: Vec<String>,
     #[serde(default)]
     pub claims: Vec<String>,
+    /// With `claims`: the argument that names what is claimed (`setIfAbsent(key, value)`), a
+    /// key of a shared store rather than an item of a queue. A claim by a key made anew on each
+    /// run (random, clock) is won by every replica: it guards nothing. The classes match the
+    /// receiver or the root of its call chain (`redis.opsForValue().setIfAbsent(…)`).
+    #[serde(default)]
+    pub key_arg: Option<usize>,
     /// With `settings`: region rows (ids) that one instance of a cluster runs when the
     /// application sets one of `settings` to `true` (Quartz's clustered job store).
     #[serde(default)]

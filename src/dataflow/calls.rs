@@ -13,7 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 impl Cx<'_> {
     pub(super) fn eval_call(&mut self, c: &Call) -> Taint {
-        let mut t = self.eval_call_inner(c);
+        let operands = self.eval_call_operands(c);
+        let fresh_claim = self.note_store_keys(c, &operands.2);
+        let mut t = self.eval_call_inner(c, operands);
         self.drop_sent_containers(c, &mut t);
         if self.is_key_sink_call(c) {
             // The request now carries a key: so do the builder and what it builds.
@@ -23,7 +25,7 @@ impl Cx<'_> {
             }
             self.note_key_container(c);
         }
-        if self.is_lock_call(c) {
+        if !fresh_claim && self.is_lock_call(c) {
             t.insert(Origin::Lock);
         }
         t
@@ -47,11 +49,13 @@ impl Cx<'_> {
             self.guarded = true;
         }
         self.note_param_run(c);
-        let guarded_params = self.guarded_params_of(c);
+        let (guarded_params, claim_params) = self.guarded_params_of(c);
         for (i, a) in c.args.iter().enumerate() {
             let arg_guard = self.guarded;
+            // The claim's key is an argument before the function (`executeOnce(key, () -> …)`).
             if guarded_params.contains(&(i as u16))
                 && matches!(a.peel(), Expr::Lambda(_) | Expr::MethodRef(_))
+                && !self.claims_fresh_key(&claim_params, &args)
             {
                 self.guarded = true;
             }
@@ -114,29 +118,36 @@ impl Cx<'_> {
 
     /// The parameters of the project methods a call resolves to that they run only under a
     /// guard; asked only when a function is passed.
-    fn guarded_params_of(&self, c: &Call) -> BTreeSet<u16> {
+    /// With the parameters their claims are keyed by.
+    fn guarded_params_of(&self, c: &Call) -> (BTreeSet<u16>, BTreeSet<u16>) {
         if !c
             .args
             .iter()
             .any(|a| matches!(a.peel(), Expr::Lambda(_) | Expr::MethodRef(_)))
         {
-            return BTreeSet::new();
+            return Default::default();
         }
         let recv = self.receiver_type(c.recv.as_ref());
         let targets = self.project.resolve_call(self.class, c, recv);
         let mut out: Option<BTreeSet<u16>> = None;
+        let mut keys = BTreeSet::new();
         for m in targets {
-            let g = &self.sums.of(m).guarded_params;
+            let s = self.sums.of(m);
+            let g = &s.guarded_params;
+            keys.extend(s.claim_params.iter().copied());
             out = Some(match out {
                 None => g.clone(),
                 Some(o) => o.intersection(g).copied().collect(),
             });
         }
-        out.unwrap_or_default()
+        (out.unwrap_or_default(), keys)
     }
 
-    pub(super) fn eval_call_inner(&mut self, c: &Call) -> Taint {
-        let (recv_is_type, recv_t, args) = self.eval_call_operands(c);
+    fn eval_call_inner(
+        &mut self,
+        c: &Call,
+        (recv_is_type, recv_t, args): (bool, Taint, Vec<Taint>),
+    ) -> Taint {
         if self.model.is_counter_increment(&c.name)
             && let Some(place) = c.recv.as_ref().and_then(|r| self.counter_place(r))
         {
@@ -261,6 +272,7 @@ impl Cx<'_> {
                 label,
                 row,
                 c.scope,
+                false,
             );
         }
         let site = CallSite::call(self, c);
@@ -333,13 +345,17 @@ impl Cx<'_> {
         } else {
             label
         };
+        // A key field of an entity names the application's own row.
         self.effect(
             EffectKind::KeySink,
             here.span,
             label.clone(),
             row.clone(),
             c.scope,
+            row_write,
         );
+        self.key_writes
+            .push((self.out.effects.len() - 1, t.clone()));
         self.sink(
             t,
             SinkRef {
@@ -365,7 +381,7 @@ impl Cx<'_> {
         here: &Loc,
     ) -> Taint {
         let mut result = Taint::new();
-        let mut hits_effects: Vec<(Span, String, String)> = Vec::new();
+        let mut hits_effects: Vec<(Span, String, String, bool)> = Vec::new();
         let mut shape_out: Option<Shape> = None;
         let sums = self.sums;
         for m in targets {
@@ -396,8 +412,13 @@ impl Cx<'_> {
                     };
                 }
                 if sink.at_argument {
-                    // A key parameter of a client method: the request goes out here.
-                    let key_sink = (here.span, sink.label.clone(), sink.row.clone());
+                    // A key parameter of a client method: the request goes out here. Unless
+                    // the callee claims or looks up its own store under it, or hands it back
+                    // (`normalizeKey(idempotencyKey)`): then the caller's use of it decides.
+                    let own = matches!(p, ParamPath::Whole(i)
+                        if s.store_key_params.contains(i)
+                            || s.ret_params.iter().any(|r| r.param() == *i));
+                    let key_sink = (here.span, sink.label.clone(), sink.row.clone(), own);
                     hits_effects.push(key_sink);
                 }
                 hits.push((t, self.at_argument(sink, c.args.get(idx).map(|a| a.span()))));
@@ -406,7 +427,8 @@ impl Cx<'_> {
                 result.insert(Origin::Keyed);
             }
             self.project_sends(*m, args, &mut result);
-            if s.ret_lock {
+            self.note_callee_store_keys(s, args);
+            if s.ret_lock && !self.claims_fresh_key(&s.claim_params, args) {
                 result.insert(Origin::Lock);
             }
             if on_this {
@@ -499,8 +521,8 @@ impl Cx<'_> {
         }
         hits_effects.sort();
         hits_effects.dedup();
-        for (span, label, row) in hits_effects {
-            self.effect(EffectKind::KeySink, span, label, row, c.scope);
+        for (span, label, row, own) in hits_effects {
+            self.effect(EffectKind::KeySink, span, label, row, c.scope, own);
         }
         result
     }

@@ -47,6 +47,8 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         guarded: false,
         keep_cond: false,
         param_runs: BTreeMap::new(),
+        key_writes: Vec::new(),
+        keyed_saved: false,
     };
     // A method that retries itself: the parameter its recursive call steps is its counter.
     let recursion = model.recursion_row().and_then(|row| {
@@ -116,6 +118,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         }
     }
     cx.out.summary.ret_shape = cx.ret_shape.take();
+    cx.mark_own_record_keys();
     cx.out.summary.guarded_params = cx
         .param_runs
         .iter()
@@ -202,6 +205,10 @@ pub(super) struct Cx<'p> {
     /// Parameters called as functions (`handler.accept(…)`), and whether every such call ran
     /// under a cluster-wide guard.
     pub(super) param_runs: BTreeMap<u16, bool>,
+    /// Key sinks met in this method (the index of their effect) and the value written there.
+    pub(super) key_writes: Vec<(usize, Taint)>,
+    /// A value that went through a key sink is saved (`repository.save(record)`).
+    pub(super) keyed_saved: bool,
 }
 
 /// Steps (statements and expressions interpreted) one method may take: a pathological method is
@@ -440,6 +447,7 @@ impl<'p> Cx<'p> {
         label: String,
         row: String,
         scope: ScopeId,
+        own_key: bool,
     ) {
         self.out.effects.push(Effect {
             kind,
@@ -448,6 +456,7 @@ impl<'p> Cx<'p> {
             row,
             scope,
             guarded: self.guarded,
+            own_key,
         });
     }
 

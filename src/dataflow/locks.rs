@@ -2,7 +2,7 @@
 //! claims that take items off a shared queue (each item goes to one consumer).
 
 use super::cx::*;
-use super::place::Origin;
+use super::place::{Origin, Taint};
 use super::site::CallSite;
 use crate::java::ir::*;
 use crate::semantic::TypeRef;
@@ -14,7 +14,7 @@ impl Cx<'_> {
         if let Some(cluster_wide) = self.model.lock_method(&site) {
             return cluster_wide;
         }
-        if self.model.is_claim(&site) {
+        if self.model.is_claim(&site) || self.model.claim_key(&site).is_some() {
             return true;
         }
         c.args.iter().any(|a| {
@@ -68,6 +68,103 @@ impl Cx<'_> {
 }
 
 impl Cx<'_> {
+    /// A claim of a key in a shared store, or a read of storage: the parameters its key is made
+    /// of name a record of the application's own store (and, for a claim, decide its lock).
+    /// Whether the call is a claim by a key made anew on each run, which every replica wins.
+    pub(super) fn note_store_keys(&mut self, c: &Call, args: &[Taint]) -> bool {
+        let site = CallSite::call(self, c);
+        if let Some(k) = self.model.claim_key(&site) {
+            let Some(key) = args.get(k) else {
+                return false;
+            };
+            let sum = &mut self.out.summary;
+            for o in key {
+                match o {
+                    Origin::Param(i) => {
+                        sum.claim_params.insert(*i);
+                        sum.store_key_params.insert(*i);
+                    }
+                    Origin::ParamField(i, _) => {
+                        sum.claim_params.insert(*i);
+                    }
+                    _ => {}
+                }
+            }
+            return is_fresh(key);
+        }
+        if self.model.stored_read(&site) {
+            for a in args {
+                self.note_store_key_params(a);
+            }
+        }
+        if self.model.is_persist(&c.name) && args.iter().any(|a| a.contains(&Origin::Keyed)) {
+            self.keyed_saved = true;
+        }
+        false
+    }
+
+    fn note_store_key_params(&mut self, t: &Taint) {
+        for o in t {
+            if let Origin::Param(i) | Origin::ParamField(i, _) = o {
+                self.out.summary.store_key_params.insert(*i);
+            }
+        }
+    }
+
+    /// A project method's own-store keys and claim keys, made of this method's parameters.
+    pub(super) fn note_callee_store_keys(&mut self, s: &super::Summary, args: &[Taint]) {
+        for i in &s.store_key_params {
+            if let Some(a) = args.get(*i as usize) {
+                self.note_store_key_params(a);
+            }
+        }
+        for i in &s.claim_params {
+            if let Some(a) = args.get(*i as usize) {
+                for o in a {
+                    if let Origin::Param(j) | Origin::ParamField(j, _) = o {
+                        self.out.summary.claim_params.insert(*j);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A store's method that writes the key it looks up or claims under into the record it
+    /// saves or the result it hands back (`repository.save(Record.builder().idempotencyKey(key)
+    /// …)`, `return Result.builder().idempotencyKey(key).build()` after `findBy…(key)`): the key
+    /// names the store's own record. Only where the method saves or returns a keyed value and
+    /// the key is made of its own-store parameters.
+    pub(super) fn mark_own_record_keys(&mut self) {
+        if !self.out.summary.ret_keyed && !self.keyed_saved {
+            return;
+        }
+        let own = &self.out.summary.store_key_params;
+        for (i, t) in std::mem::take(&mut self.key_writes) {
+            let of_store = t
+                .iter()
+                .any(|o| matches!(o, Origin::Param(_) | Origin::ParamField(..)))
+                && t.iter().all(|o| match o {
+                    Origin::Param(p) | Origin::ParamField(p, _) => own.contains(p),
+                    Origin::Fresh(_) | Origin::Keyed => true,
+                    _ => false,
+                });
+            if of_store && let Some(e) = self.out.effects.get_mut(i) {
+                e.own_key = true;
+            }
+        }
+    }
+
+    /// Is a claim keyed by these parameters given a key made anew on each run?
+    pub(super) fn claims_fresh_key(
+        &self,
+        params: &std::collections::BTreeSet<u16>,
+        args: &[Taint],
+    ) -> bool {
+        params
+            .iter()
+            .any(|i| args.get(*i as usize).is_some_and(is_fresh))
+    }
+
     /// Is `this.field` a leader flag: a field that a handler of a leadership-granted event
     /// (`void onGranted(OnGrantedEvent e) { leader = true; }`, or `@EventListener(OnGrantedEvent
     /// .class)`) sets to `true`?
@@ -125,4 +222,10 @@ fn sets_true(b: &Block, field: &str) -> bool {
         }
     }
     false
+}
+
+/// Does the value hold a per-attempt value (random, clock, counter) made in this method or a
+/// callee?
+fn is_fresh(t: &Taint) -> bool {
+    t.iter().any(|o| matches!(o, Origin::Fresh(_)))
 }

@@ -92,6 +92,14 @@ pub struct Summary {
     /// The method returns a header container holding a key it wrote (or got from a callee):
     /// where the key goes out is the caller's to tell.
     pub ret_container: bool,
+    /// Parameters the method's claim is keyed by (`setIfAbsent("job:" + key, …)`): its lock
+    /// result, and the guard of its functional parameters, hold only where the caller's key is
+    /// the same on every run. A claim by a random key is won by every replica.
+    pub claim_params: BTreeSet<u16>,
+    /// Parameters that name a record of the application's own store: a claim's key or a
+    /// storage read's (`repository.findByIdempotencyKey(key)`), not a key sent to another
+    /// system. RL005 counts such a key only where it is new on every run.
+    pub store_key_params: BTreeSet<u16>,
 }
 
 impl Summary {
@@ -130,6 +138,8 @@ impl Summary {
             into.write |= x.write;
         }
         self.ret_container |= other.ret_container;
+        self.claim_params.extend(other.claim_params);
+        self.store_key_params.extend(other.store_key_params);
         match (&mut self.ret_shape, other.ret_shape) {
             (Some(mine), Some(theirs)) => {
                 mine.map |= theirs.map;
@@ -154,6 +164,15 @@ pub enum ParamPath {
     Whole(u16),
     /// One field of the argument (`builder.orderId` in `new Request(builder)`).
     Field(u16, String),
+}
+
+impl ParamPath {
+    /// The parameter the path starts at.
+    pub fn param(&self) -> u16 {
+        match self {
+            ParamPath::Whole(i) | ParamPath::Field(i, _) => *i,
+        }
+    }
 }
 
 /// One field of a returned object: the parameters, `this` fields and sources it holds.
@@ -271,6 +290,9 @@ pub struct Effect {
     pub scope: ScopeId,
     /// Under a cluster-wide lock taken in this method.
     pub guarded: bool,
+    /// A key sink that names a record of the application's own store (a claim or lookup key
+    /// parameter of a project method, an entity's key field), not a key sent to another system.
+    pub own_key: bool,
 }
 
 /// Summaries of the methods analysed so far; every other method has the empty summary.

@@ -272,6 +272,10 @@ pub trait Model: Factories + Sync {
     /// Does the call take items off a shared queue or subscription, each item going to one
     /// consumer (`sqs.receiveMessage(…)`, `queueDAO.pop(…)`, `consumer.poll(…)`)?
     fn is_claim(&self, call: &dyn Site) -> bool;
+    /// Does the call atomically claim a key of a shared store (`SET … NX`:
+    /// `redis.opsForValue().setIfAbsent(key, v)`), answering whether this instance claimed it
+    /// first? The argument that is the key.
+    fn claim_key(&self, call: &dyn Site) -> Option<usize>;
     /// Events published to the instance that won a leader election.
     fn granted_events(&self) -> &[String];
     /// Does SQL text take a cluster-wide lock or claim rows?

@@ -92,6 +92,9 @@ impl Model for TinyModel {
     fn is_claim(&self, _: &dyn Site) -> bool {
         false
     }
+    fn claim_key(&self, _: &dyn Site) -> Option<usize> {
+        None
+    }
     fn is_entity_annotation(&self, _: &dyn Fn(&str) -> bool) -> bool {
         false
     }

@@ -52,6 +52,7 @@ impl Cx<'_> {
                     label.clone(),
                     row.clone(),
                     n.scope,
+                    false,
                 );
                 t.insert(Origin::Keyed);
                 self.sink(

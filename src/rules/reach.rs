@@ -5,7 +5,7 @@ use super::Context;
 use crate::dataflow as flow;
 use crate::regions::{self, Part, Region};
 use crate::semantic::{MethodId, Project};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// Does region `cx.regions[i]` (with its reach) cover a source evaluated in scope `s` and a
 /// sink executed in scope `t` of method `m`?
@@ -312,9 +312,8 @@ fn container_sent(
 /// [`sent_as_key`] for region `cx.regions[i]`: its own methods and its reach.
 pub(super) fn sent_in_region(cx: &Context, i: usize, sink: &flow::Loc) -> bool {
     let r = &cx.regions[i];
-    let reach = &cx.reaches[i];
     let within = |m: MethodId| {
-        reach.contains(&m)
+        cx.reaches.contains(i, m)
             || r.parts.iter().any(|p| match p {
                 Part::Whole(x) | Part::Scopes(x, _) => *x == m,
             })

@@ -120,6 +120,41 @@ declare_rule! {
     /// `spring.quartz.properties.org.quartz.jobStore.isClustered: true` in the
     /// `application.yml`/`.properties` of its build module.
     ///
+    /// ## When it is silent: the application's own idempotency store
+    /// A key that only names a record of the application's own store is sent to no other
+    /// system: the key parameter of a project method that claims its store under it
+    /// (`redis.opsForValue().setIfAbsent(prefix + key, …)`), looks it up
+    /// (`repository.findByIdempotencyKey(key)`) or only hands it back (`normalizeKey(key)`), a
+    /// lookup's result that carries the key back, and a key field of an entity. Like an alert
+    /// key, it counts only where it is new on every run. A claim by a key every replica
+    /// computes alike is itself a guard — one replica wins it (Redis `SET NX`: `setIfAbsent`,
+    /// Jedis/Lettuce `setnx`, Hazelcast `IMap.putIfAbsent`), also through a project method that
+    /// returns its answer or runs the function it is passed only when it won. A claim by a
+    /// random key is won by every replica: it guards nothing, and is reported. A lookup is not a
+    /// claim: every replica may find nothing and go on.
+    /// ```java
+    /// @Scheduled(cron = "0 0 2 * * *")
+    /// public void renewDueSubscriptions() {
+    ///     for (Subscription s : subscriptions.findByRenewalDate(today)) {
+    ///         String key = "renewal:" + s.getId() + ":" + today;
+    ///         if (!idempotency.tryClaim(key, Duration.ofDays(2))) continue;   // one replica wins
+    ///         PaymentIntent.create(params(s), options(key));                    // silent
+    ///     }
+    /// }
+    ///
+    /// @Scheduled(cron = "0 0 3 * * *")                                            // RL005
+    /// public void renewWithRandomClaim() {
+    ///     for (Subscription s : subscriptions.findByRenewalDate(today)) {
+    ///         String key = UUID.randomUUID().toString();                        // and RL001
+    ///         if (!idempotency.tryClaim(key, Duration.ofDays(2))) continue;   // every replica wins
+    ///         PaymentIntent.create(params(s), options(key));
+    ///     }
+    /// }
+    /// ```
+    /// (`tryClaim(String idempotencyKey, Duration ttl)` returns
+    /// `Boolean.TRUE.equals(redis.opsForValue().setIfAbsent("idempotency:" + idempotencyKey,
+    /// "IN_PROGRESS", ttl))`.)
+    ///
     /// ## Known false positives
     /// A scheduler that is single-instance by deployment, or a Quartz scheduler clustered by
     /// configuration outside the module's `quartz.properties`/`application.yml`, cannot be seen
@@ -253,9 +288,12 @@ fn check(cx: &Context) -> Vec<Finding> {
         }
         // An alert is not a side effect: an alert's deduplication key (PagerDuty's `dedup_key`)
         // counts only where it is new on each run of this scheduler, since a stable one makes
-        // the alerting service merge the replicas' triggers into one incident.
+        // the alerting service merge the replicas' triggers into one incident. So does a key
+        // that only names a record of the application's own store (its claim or lookup key, an
+        // entity's key field): it is sent nowhere, and a stable one lets the store tell the
+        // replicas' runs apart; a claim by a random key is won by every replica.
         let is_alert = |e: &flow::Effect| {
-            matches!(e.kind, flow::EffectKind::KeySink) && cat.is_alert_key(&e.row)
+            matches!(e.kind, flow::EffectKind::KeySink) && (e.own_key || cat.is_alert_key(&e.row))
         };
         let fresh: &[(Loc, String)] = if reached.iter().any(|(_, e)| is_alert(e)) {
             reach::fresh_sinks(cx, i)
@@ -313,6 +351,11 @@ fn check(cx: &Context) -> Vec<Finding> {
         let at = message::at(&path, &effect.path, effect.line);
         let what = match e.kind {
             flow::EffectKind::KeySink => match fresh_at(*m, e) {
+                Some(source) if e.own_key => {
+                    format!(
+                        "a key of its own claim store made anew on every run from {source} ({what}; every replica wins such a claim)"
+                    )
+                }
                 Some(source) if is_alert(e) => {
                     format!("an alert key made anew on every run from {source} ({what})")
                 }
