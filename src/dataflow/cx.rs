@@ -42,6 +42,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         decl_scope: HashMap::new(),
         shapes: HashMap::new(),
         ret_shape: None,
+        ret_unshaped: false,
         builders: HashSet::new(),
         built: HashSet::new(),
         guarded: false,
@@ -110,7 +111,10 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
             Origin::Lock => cx.out.summary.ret_lock = true,
         }
     }
-    cx.out.summary.ret_shape = cx.ret_shape.take();
+    cx.out.summary.ret_shape = cx.ret_shape.take().map(|mut r| {
+        r.complete &= !cx.ret_unshaped;
+        r
+    });
     cx.out.summary.guarded_params = cx
         .param_runs
         .iter()
@@ -189,6 +193,8 @@ pub(super) struct Cx<'p> {
     pub(super) shapes: HashMap<Span, Shape>,
     /// The fields of the returned object, joined over the `return` statements.
     pub(super) ret_shape: Option<RetShape>,
+    /// Some `return` gives an object whose fields are not known.
+    pub(super) ret_unshaped: bool,
     /// Locals that hold a builder.
     pub(super) builders: HashSet<String>,
     /// Locals holding an object a builder chain made here, whose every written field is in the
