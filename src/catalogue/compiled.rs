@@ -111,6 +111,7 @@ macro_rules! each_table {
         $apply!(sources, factory, "source");
         $apply!(sources, coarse, "source");
         $apply!(sources, stored, "source");
+        $apply!(sources, same_object, "source");
         $apply!(sinks, method, "sink");
         $apply!(sinks, header, "sink");
         $apply!(sinks, header_setter, "sink");
@@ -159,6 +160,7 @@ pub struct Sources {
     pub factory: Vec<Factory>,
     pub coarse: CoarseConversions,
     pub stored: Vec<StoredRead>,
+    pub same_object: Vec<SameObject>,
 }
 
 /// The `[[sources.coarse]]` rows joined: a conversion of any row strips the kinds of all rows.
@@ -595,6 +597,7 @@ impl Catalogue {
                 factory: s.factory,
                 coarse,
                 stored: s.stored,
+                same_object: s.same_object,
             },
             sinks: Sinks {
                 methods: k.method,

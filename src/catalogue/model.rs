@@ -165,12 +165,28 @@ impl Model for Catalogue {
         let known = call.receiver_known();
         self.sources.stored.iter().any(|row| {
             row.methods.iter().any(|m| glob(m, name))
+                && !(row.outside_scan && call.receiver_in_project())
                 && if known {
                     row.classes.iter().any(|k| call.receiver_inherits(k))
                 } else {
                     row.any_receiver
                 }
         })
+    }
+
+    fn returned_argument(&self, call: &dyn Site) -> Option<usize> {
+        if call.form() != Form::Instance || !call.receiver_known() {
+            return None;
+        }
+        let name = call.name();
+        self.sources
+            .same_object
+            .iter()
+            .find(|row| {
+                row.methods.iter().any(|m| glob(m, name))
+                    && row.classes.iter().any(|k| call.receiver_inherits(k))
+            })
+            .map(|row| row.arg)
     }
 
     fn key_sinks(&self, call: &dyn Site) -> Vec<KeySink<'_>> {

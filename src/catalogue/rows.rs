@@ -139,6 +139,12 @@ row!(StoredRead, |r| format!(
     few(&r.methods),
     few(&r.classes)
 ));
+row!(SameObject, |r| format!(
+    "returns argument {}: {} of {}",
+    r.arg + 1,
+    few(&r.methods),
+    few(&r.classes)
+));
 row!(MethodNames, |r| few(&r.methods));
 row!(SinkMethod, |r| format!(
     "argument {} of {}",

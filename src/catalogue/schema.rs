@@ -329,7 +329,7 @@ pub struct OperatorArgs {
 pub use crate::dataflow::SourceKind;
 
 /// Per-attempt values: `[[sources.source]]`, `[[sources.counter]]`, `[[sources.parameter]]`,
-/// `[[sources.factory]]`, `[[sources.coarse]]`, `[[sources.stored]]`.
+/// `[[sources.factory]]`, `[[sources.coarse]]`, `[[sources.stored]]`, `[[sources.same_object]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SourceTables {
@@ -340,6 +340,21 @@ pub struct SourceTables {
     pub factory: Vec<Factory>,
     pub coarse: Vec<Coarse>,
     pub stored: Vec<StoredRead>,
+    pub same_object: Vec<SameObject>,
+}
+
+/// Calls that return one of their arguments itself, with the fields it holds
+/// (`repository.save(entity)` returns the entity it saved): instance methods (`*` globs) on a
+/// receiver of one of `classes` (or a project type extending one); `arg` is the argument
+/// returned.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SameObject {
+    pub id: String,
+    pub classes: Vec<String>,
+    pub methods: Vec<String>,
+    #[serde(default)]
+    pub arg: usize,
 }
 
 /// Reads from storage: what they return was stored before the attempt, even when a per-attempt
@@ -354,6 +369,10 @@ pub struct StoredRead {
     pub methods: Vec<String>,
     #[serde(default)]
     pub any_receiver: bool,
+    /// Only on a receiver whose type is not declared in the scanned code (a repository
+    /// interface of a module outside the scan, known by its name alone).
+    #[serde(default)]
+    pub outside_scan: bool,
 }
 
 #[derive(Debug, Deserialize)]

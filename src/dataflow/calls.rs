@@ -200,6 +200,16 @@ impl Cx<'_> {
         if self.model.stored_read(&CallSite::call(self, c)) {
             return Taint::new();
         }
+        // A call that returns its argument itself (`repository.save(entity)`): the same object,
+        // each field holding what it held.
+        if let Some(i) = self.model.returned_argument(&CallSite::call(self, c))
+            && let (Some(a), Some(t)) = (c.args.get(i), args.get(i))
+        {
+            if let Some(shape) = self.shape_of(a) {
+                self.shapes.insert(c.span, shape);
+            }
+            return t.clone();
+        }
 
         // Project methods.
         let on_this = matches!(c.recv, None | Some(Expr::This(_)));
@@ -227,10 +237,16 @@ impl Cx<'_> {
         // (`command.dedupeKey()`), so a caller that knows the argument's fields passes only it.
         let mut t = match &c.recv {
             Some(r) if c.args.is_empty() && !recv_is_type && !matches!(r, Expr::This(_)) => {
-                let prop = property_of(&c.name, "get")
-                    .or_else(|| property_of(&c.name, "is"))
-                    .unwrap_or_else(|| c.name.clone());
-                super::shapes::part_of(&recv_t, &prop)
+                let getter = property_of(&c.name, "get").or_else(|| property_of(&c.name, "is"));
+                match getter {
+                    // A property of an object a builder chain here made, which it never set,
+                    // holds nothing (a call on the builder itself is not a read, and any other
+                    // call — `toString()`, `toJson()` — reads the whole object).
+                    Some(prop) if !self.is_builder(r) => self.field_of(Some(r), &recv_t, &prop),
+                    prop => {
+                        super::shapes::part_of(&recv_t, &prop.unwrap_or_else(|| c.name.clone()))
+                    }
+                }
             }
             // An entry of a parameter's property (`task.getInputData().get("key")`) is a path
             // a summary cannot name: it stands for the whole parameter, as before the property.
@@ -469,7 +485,14 @@ impl Cx<'_> {
                 // A fluent method returns its receiver, with what it wrote into it.
                 union(&mut result, recv_t);
             }
-            if let Some(shape) = self.returned_shape(c, s, on_this, recv_t, args, &fresh_of) {
+            let minted = if on_this || s.field_sources.is_empty() {
+                Vec::new()
+            } else {
+                self.fields_minted_by(c, s, *m)
+            };
+            if let Some(shape) =
+                self.returned_shape(c, s, on_this, recv_t, args, &fresh_of, &minted)
+            {
                 if s.ret_this {
                     // A builder's whole value holds what its fluent methods wrote. A returned
                     // object's whole value is what the callee's return gave (its `new` args):
@@ -494,6 +517,11 @@ impl Cx<'_> {
                     }
                     let t = self.args_at(ps, &c.args, args);
                     self.assign_place(Place::prop(owner.clone(), f), t, true, Some(c.span));
+                }
+                // What it minted into the object's fields (`builder.withDefaults()`).
+                for (f, t, every_path) in &minted {
+                    let place = Place::prop(owner.clone(), f);
+                    self.assign_place(place, t.clone(), *every_path, Some(c.span));
                 }
             }
             if on_this && !self.method.modifiers.is_static {

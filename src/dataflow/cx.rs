@@ -42,6 +42,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         decl_scope: HashMap::new(),
         shapes: HashMap::new(),
         ret_shape: None,
+        ret_unshaped: false,
         builders: HashSet::new(),
         built: HashSet::new(),
         guarded: false,
@@ -117,7 +118,10 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
             }
         }
     }
-    cx.out.summary.ret_shape = cx.ret_shape.take();
+    cx.out.summary.ret_shape = cx.ret_shape.take().map(|mut r| {
+        r.complete &= !cx.ret_unshaped;
+        r
+    });
     cx.mark_own_record_keys();
     cx.out.summary.guarded_params = cx
         .param_runs
@@ -197,6 +201,8 @@ pub(super) struct Cx<'p> {
     pub(super) shapes: HashMap<Span, Shape>,
     /// The fields of the returned object, joined over the `return` statements.
     pub(super) ret_shape: Option<RetShape>,
+    /// Some `return` gives an object whose fields are not known.
+    pub(super) ret_unshaped: bool,
     /// Locals that hold a builder.
     pub(super) builders: HashSet<String>,
     /// Locals holding an object a builder chain made here, whose every written field is in the

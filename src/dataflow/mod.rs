@@ -144,6 +144,7 @@ impl Summary {
             (Some(mine), Some(theirs)) => {
                 mine.map |= theirs.map;
                 mine.builder |= theirs.builder;
+                mine.complete &= theirs.complete;
                 for (k, f) in theirs.fields {
                     let into = mine.fields.entry(k).or_default();
                     into.params.extend(f.params);
@@ -192,6 +193,9 @@ pub struct RetShape {
     pub map: bool,
     /// A builder: its one-argument calls set properties.
     pub builder: bool,
+    /// Every field written into the returned object is listed (every `return` gives an object
+    /// a builder chain started in the method made): a field it does not list was never set.
+    pub complete: bool,
 }
 
 /// A per-attempt value evaluated in this method.

@@ -59,6 +59,8 @@ pub trait Site {
     /// Like [`Site::receiver_is`], and also when a project type declares `class` (a library
     /// type) among its supertypes (`interface Payments extends JpaRepository<…>`).
     fn receiver_inherits(&self, class: &str) -> bool;
+    /// Is the receiver's type declared in the scanned code?
+    fn receiver_in_project(&self) -> bool;
     /// Argument `i` as written: a string literal's contents or a dotted name.
     fn arg_text(&self, i: usize) -> Option<String>;
     /// Argument `i`'s compile-time constant value.
@@ -214,6 +216,9 @@ pub trait Model: Factories + Sync {
     /// A read from storage (a repository finder, `EntityManager`, `JdbcTemplate.query…`): it
     /// returns stored values, stable even when a per-attempt value bounds the query.
     fn stored_read(&self, call: &dyn Site) -> bool;
+    /// A call that returns its argument at this index itself, fields and all
+    /// (`repository.save(entity)`).
+    fn returned_argument(&self, call: &dyn Site) -> Option<usize>;
 
     // Key sinks.
     /// The arguments of the call (or constructor) that are idempotency keys.

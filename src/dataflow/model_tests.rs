@@ -56,6 +56,9 @@ impl Model for TinyModel {
     fn stored_read(&self, _: &dyn Site) -> bool {
         false
     }
+    fn returned_argument(&self, _: &dyn Site) -> Option<usize> {
+        None
+    }
     fn named_key(&self, _: &dyn Site) -> Option<NamedKey> {
         None
     }

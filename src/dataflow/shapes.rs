@@ -27,6 +27,9 @@ const BUILDER_FINISHERS: &[&str] = &["build", "buildPartial", "create"];
 /// Library types named like builders that are not field builders.
 const NOT_FIELD_BUILDERS: &[&str] = &["StringBuilder", "StringBuffer"];
 
+/// `java.lang.Object`'s methods that read every field of the object, not a property.
+const WHOLE_OBJECT_READS: &[&str] = &["toString", "hashCode"];
+
 /// Static factories of literal maps: `Map.of("k", v, …)`, `ImmutableMap.of(…)`.
 const MAP_FACTORIES: &[&str] = &["java.util.Map", "com.google.common.collect.ImmutableMap"];
 
@@ -118,11 +121,16 @@ impl Cx<'_> {
     pub(super) fn shape_of_place(&self, p: &Place) -> Option<Shape> {
         let mut s = Shape::default();
         let mut known = false;
-        if let Some(n) = p.as_local()
-            && self.builders.contains(n)
-        {
-            s.builder = true;
-            known = true;
+        if let Some(n) = p.as_local() {
+            if self.builders.contains(n) {
+                s.builder = true;
+                known = true;
+            }
+            // An object a builder chain made here: the environment lists every field it set.
+            if self.built.contains(n) {
+                s.complete = true;
+                known = true;
+            }
         }
         for (k, v) in &self.env {
             match k {
@@ -142,7 +150,7 @@ impl Cx<'_> {
     }
 
     /// Is `e` a builder (a chain started by `builder()`, or a local holding one)?
-    fn is_builder(&self, e: &Expr) -> bool {
+    pub(super) fn is_builder(&self, e: &Expr) -> bool {
         let e = e.peel();
         if let Some(s) = self.shapes.get(&e.span()) {
             return s.builder;
@@ -160,7 +168,7 @@ impl Cx<'_> {
             if let Some(v) = s.fields.get(f) {
                 return v.clone();
             }
-            if s.complete && !s.map {
+            if s.complete && !s.map && !WHOLE_OBJECT_READS.contains(&f) {
                 return Taint::new();
             }
         }
@@ -171,7 +179,9 @@ impl Cx<'_> {
                 }
             }
             // A property the builder chain that made the object never set.
-            if p.as_local().is_some_and(|n| self.built.contains(n)) {
+            if p.as_local().is_some_and(|n| self.built.contains(n))
+                && !WHOLE_OBJECT_READS.contains(&f)
+            {
                 return Taint::new();
             }
         }
@@ -360,6 +370,10 @@ impl Cx<'_> {
             return;
         }
         let Some(shape) = self.shape_of(e) else {
+            // An object whose fields are not known: the returned object is not fully listed.
+            if !matches!(e.peel(), Expr::Null(_)) {
+                self.ret_unshaped = true;
+            }
             return;
         };
         let mut fields = BTreeMap::new();
@@ -392,8 +406,10 @@ impl Cx<'_> {
             fields: BTreeMap::new(),
             map: shape.map,
             builder: shape.builder,
+            complete: shape.complete,
         });
         ret.builder &= shape.builder;
+        ret.complete &= shape.complete;
         for (f, flow) in fields {
             let slot = ret.fields.entry(f).or_default();
             slot.params.extend(flow.params);
@@ -404,9 +420,34 @@ impl Cx<'_> {
         }
     }
 
+    /// The per-attempt values a project method called on another object leaves in that
+    /// object's fields (`builder.withDefaults()` storing `UUID.randomUUID()` in its
+    /// `idempotencyKey`), as origins made here: (field, value, whether the callee assigns the
+    /// field on every path, which overwrites what the field held).
+    pub(super) fn fields_minted_by(
+        &mut self,
+        c: &Call,
+        summary: &Summary,
+        callee: MethodId,
+    ) -> Vec<(String, Taint, bool)> {
+        let mut out = Vec::new();
+        for (f, d) in &summary.field_sources {
+            let label = format!("{}() (which stores {} in `{f}`)", c.name, d.label);
+            let t = self.fresh(d.kind, "", c.span, c.scope, label, Some(d.clone()));
+            let m = self.project.method(callee);
+            let every_path = !m.params.iter().any(|p| p.name == *f)
+                && m.body
+                    .as_ref()
+                    .is_some_and(|b| assigns_field_first_level(b, f));
+            out.push((f.clone(), t, every_path));
+        }
+        out
+    }
+
     /// The object a project call returns, from the callee's summary: its fields in this
     /// method's terms. `fresh_of`: the per-attempt origins already made for the call's
-    /// returned sources, reused so that one source is one origin.
+    /// returned sources, reused so that one source is one origin; `minted`: what
+    /// [`Self::fields_minted_by`] made for a fluent callee.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn returned_shape(
         &mut self,
@@ -416,6 +457,7 @@ impl Cx<'_> {
         recv_t: &Taint,
         args: &[Taint],
         fresh_of: &BTreeMap<SourceKind, Taint>,
+        minted: &[(String, Taint, bool)],
     ) -> Option<Shape> {
         if summary.ret_this {
             let mut s = match c.recv.as_ref().filter(|_| !on_this) {
@@ -423,8 +465,17 @@ impl Cx<'_> {
                 None => None,
             }
             .unwrap_or_else(Shape::builder);
+            // The callee may set fields no summary lists (from constants, other fields).
+            s.complete = false;
             for (f, ps) in &summary.field_params {
                 s.fields.insert(f.clone(), self.args_at(ps, &c.args, args));
+            }
+            for (f, t, every_path) in minted {
+                if *every_path {
+                    s.fields.insert(f.clone(), t.clone());
+                } else {
+                    union(s.fields.entry(f.clone()).or_default(), t);
+                }
             }
             return Some(s);
         }
@@ -433,7 +484,7 @@ impl Cx<'_> {
             fields: BTreeMap::new(),
             map: ret.map,
             builder: ret.builder,
-            complete: false,
+            complete: ret.complete,
         };
         let recv = if on_this { None } else { c.recv.as_ref() };
         for (f, flow) in &ret.fields {
@@ -455,6 +506,19 @@ impl Cx<'_> {
         }
         Some(s)
     }
+}
+
+/// Does the block assign field `f` (`f = …`, `this.f = …`) in a statement of its own, not
+/// under a condition, a loop or a `try`: on every path that reaches its end?
+fn assigns_field_first_level(b: &Block, f: &str) -> bool {
+    b.iter().any(|s| match s {
+        Stmt::Expr(Expr::Assign(a)) if a.op == "=" => match a.target.peel() {
+            Expr::Name(n, _) => n == f,
+            Expr::Field(r, n, _) => n == f && matches!(**r, Expr::This(_)),
+            _ => false,
+        },
+        _ => false,
+    })
 }
 
 #[cfg(test)]
@@ -490,6 +554,21 @@ mod tests {
         let (f, _) = read_property(&s, "orderId").unwrap();
         assert_eq!(f, "orderId");
         assert!(read_property(&s, "getCustomerId").is_none());
+    }
+
+    #[test]
+    fn only_a_field_assigned_outside_every_condition_is_overwritten_on_every_path() {
+        let facts = crate::java::parse(
+            b"class B { B d() { this.key = \"a\"; if (x) { this.at = 1; } \
+               try { this.id = 2; } finally {} name = 3; return this; } }",
+        )
+        .expect("parses");
+        let m = facts.methods.iter().find(|m| m.name == "d").expect("d");
+        let body = m.body.as_ref().expect("body");
+        assert!(assigns_field_first_level(body, "key"));
+        assert!(assigns_field_first_level(body, "name"));
+        assert!(!assigns_field_first_level(body, "at"));
+        assert!(!assigns_field_first_level(body, "id"));
     }
 
     #[test]

@@ -107,6 +107,10 @@ impl Site for CallSite<'_, '_> {
             .is_some_and(|t| self.cx.project.type_is(t, class))
     }
 
+    fn receiver_in_project(&self) -> bool {
+        matches!(self.recv_type(), Some(TypeRef::Project(_)))
+    }
+
     fn receiver_inherits(&self, class: &str) -> bool {
         let Some(t) = self.recv_type() else {
             return false;

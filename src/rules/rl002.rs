@@ -58,6 +58,20 @@ declare_rule! {
     /// The same key also sent in a header or body, a listener's transaction, and a row saved
     /// through a `REQUIRES_NEW` method are still reported.
     ///
+    /// ## When it is silent: the clock in another field
+    /// Flow is field-sensitive: a time written into one field of an object — a builder method,
+    /// a setter, a constructor argument — reaches a key only through that field. A key built
+    /// from the object's other fields is stable, also when a helper builds the object (a field
+    /// its builder chain never set holds nothing), when it is saved (`repository.save(e)`
+    /// returns `e`, field by field) and when a method of another class builds the key:
+    /// ```java
+    /// AlertContext ctx = buildAlertContext("sar-overdue", txId);   // .timestamp(Instant.now())
+    /// pager.triggerAlert(title, ctx);   // silent: dedup_key = serviceName:component:title:txId
+    /// ```
+    /// A project builder method that assigns the key field on every path through it
+    /// (`withDefaults() { this.idempotencyKey = UUID…; return this; }`) replaces a clock key set
+    /// earlier in the chain: what is sent is its value (RL001), not the time.
+    ///
     /// ## When it is silent: retries that cannot fire
     /// A region counts only where the framework can run it again (RL006 reports the retry
     /// annotations that cannot): Spring Retry's `@Retryable` in an application with no

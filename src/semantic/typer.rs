@@ -12,6 +12,10 @@ use std::collections::HashMap;
 /// Calls typed through their receivers before giving up (`a.b().c().d()`).
 const MAX_TYPE_DEPTH: usize = 8;
 
+/// Static factories a code generator adds for a builder class the project declares nested in
+/// its class (`Order.builder()` returning `Order.OrderBuilder`).
+const GENERATED_BUILDER_FACTORIES: &[&str] = &["builder"];
+
 /// A local variable or parameter as declared.
 #[derive(Clone, Copy, Debug)]
 pub struct Declared<'a> {
@@ -213,8 +217,13 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
         }
         match owner {
             TypeRef::Project(k) => {
-                let m = *self.project.methods_in_hierarchy(k, name, arity).first()?;
-                Some(self.ret_type(m))
+                match self.project.methods_in_hierarchy(k, name, arity).first() {
+                    Some(m) => Some(self.ret_type(*m)),
+                    None if arity == 0 && GENERATED_BUILDER_FACTORIES.contains(&name) => {
+                        self.generated_builder(k)
+                    }
+                    None => None,
+                }
             }
             // A library's static method returns a library type: never a project one.
             TypeRef::External(_) => Some(TypeRef::External(String::new())),
@@ -226,8 +235,10 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
     fn instance_call_type(&self, t: TypeRef, name: &str, arity: usize) -> Option<TypeRef> {
         match t {
             TypeRef::Project(k) => {
-                let m = *self.project.methods_in_hierarchy(k, name, arity).first()?;
-                Some(self.ret_type(m))
+                match self.project.methods_in_hierarchy(k, name, arity).first() {
+                    Some(m) => Some(self.ret_type(*m)),
+                    None => self.generated_builder_step(k, name, arity),
+                }
             }
             // A fluent builder returns itself until `build()`.
             TypeRef::External(f) if f.ends_with("Builder") && !name.starts_with("build") => {
@@ -240,6 +251,36 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
                     .unwrap_or_default(),
             )),
             TypeRef::Unknown(_) => None,
+        }
+    }
+
+    /// The builder class a code generator completes (Lombok's `@Builder`): a class `T` that
+    /// declares no `builder()` but a nested class `TBuilder` (written to add methods of its
+    /// own, `withDefaults()`) gets a generated `T.builder()` returning that class.
+    fn generated_builder(&self, k: ClassRef) -> Option<TypeRef> {
+        let class = self.project.class(k);
+        let nested = format!("{}Builder", class.name);
+        match self.project.resolve_type(k.0, Some(k.1 as usize), &nested) {
+            TypeRef::Project(b)
+                if self.project.class(b).outer == Some(k.1 as usize) && b.0 == k.0 =>
+            {
+                Some(TypeRef::Project(b))
+            }
+            _ => None,
+        }
+    }
+
+    /// A method the builder class of [`Self::generated_builder`] does not declare: a generated
+    /// one-argument property setter returns the builder, `build()` the class it builds.
+    fn generated_builder_step(&self, b: ClassRef, name: &str, arity: usize) -> Option<TypeRef> {
+        let outer = (b.0, self.project.class(b).outer? as u32);
+        if self.generated_builder(outer) != Some(TypeRef::Project(b)) {
+            return None;
+        }
+        match (name, arity) {
+            ("build", 0) => Some(TypeRef::Project(outer)),
+            (_, 1) => Some(TypeRef::Project(b)),
+            _ => None,
         }
     }
 
@@ -301,6 +342,60 @@ mod tests {
         assert_eq!(c.name, "C");
         assert!(!typer.is_type_name(&Expr::Name("b".into(), Default::default())));
         assert!(typer.is_type_name(&Expr::Name("B".into(), Default::default())));
+    }
+
+    #[test]
+    fn a_generated_builder_is_the_nested_builder_class_its_class_declares() {
+        let p = project(
+            "package p; class Order { String key; \
+               static class OrderBuilder { OrderBuilder withDefaults() { return this; } } } \
+             class Plain { static class Helper {} } \
+             class A { void m() { Order.builder().key(\"k\").withDefaults().build(); \
+               Plain.builder(); } }",
+        );
+        let m = p
+            .all_methods()
+            .find(|m| p.method(*m).name == "m")
+            .expect("m");
+        let body = p.method(m).body.as_ref().expect("body");
+        let types = HashMap::new();
+        let defs = Defs::new();
+        let locals = DeclaredSoFar {
+            types: &types,
+            defs: &defs,
+        };
+        let typer = Typer {
+            project: &p,
+            factories: &NoFactories,
+            class: p.class_of(m),
+            locals: &locals,
+        };
+        let name_of = |e: &Expr| match typer.type_of(e) {
+            Some(TypeRef::Project(c)) => p.class(c).name.clone(),
+            other => format!("{other:?}"),
+        };
+        let Stmt::Expr(Expr::Call(build)) = &body[0] else {
+            panic!("a call statement")
+        };
+        // `build()` gives the class, every step before it the builder.
+        assert_eq!(name_of(&body_expr(&body[0])), "Order");
+        let mut cur = build.recv.as_ref().expect("receiver");
+        while let Expr::Call(c) = cur {
+            assert_eq!(name_of(cur), "OrderBuilder", "{}", c.name);
+            match c.recv.as_ref() {
+                Some(r @ Expr::Call(_)) => cur = r,
+                _ => break,
+            }
+        }
+        // A class without a nested `PlainBuilder` has no generated `builder()`.
+        assert_eq!(typer.type_of(&body_expr(&body[1])), None);
+    }
+
+    fn body_expr(s: &Stmt) -> Expr {
+        match s {
+            Stmt::Expr(e) => e.clone(),
+            _ => panic!("an expression statement"),
+        }
     }
 
     /// The locals a body declares (as the interpreter records them: locals, catch parameters,
