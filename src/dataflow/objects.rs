@@ -62,6 +62,7 @@ impl Cx<'_> {
                         at_argument: false,
                         row,
                         row_write: matches!(self.resolve(&n.ty), crate::semantic::TypeRef::Project(k) if self.is_entity_class(k)),
+                        when: Vec::new(),
                     },
                     n.scope,
                     n.span,
@@ -239,6 +240,7 @@ impl Cx<'_> {
                         at_argument: true,
                         row: String::new(),
                         row_write,
+                        when: Vec::new(),
                     },
                 );
                 continue;
@@ -260,6 +262,7 @@ impl Cx<'_> {
                                 at_argument: true,
                                 row: String::new(),
                                 row_write: false,
+                                when: Vec::new(),
                             },
                         );
                     }

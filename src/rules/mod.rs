@@ -43,6 +43,9 @@ pub struct Context<'a> {
     /// For each method, the regions whose code or reach holds it (see [`reach::covering`]),
     /// built on first use.
     pub regions_at: std::sync::OnceLock<HashMap<MethodId, Vec<u32>>>,
+    /// For each method, the methods of the call graph that call it (see
+    /// [`reach::conditions_met`]), built on first use.
+    pub callers: std::sync::OnceLock<HashMap<MethodId, Vec<MethodId>>>,
 }
 
 /// The findings of every rule that has a check, in rule order.
