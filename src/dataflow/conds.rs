@@ -134,6 +134,21 @@ impl Cx<'_> {
 
     /// The tests a condition makes true (a conjunction), when they are of the shapes kept.
     pub(super) fn cond_of(&self, e: &Expr) -> Option<Vec<Cond>> {
+        self.tests_of(e).map(|(tests, _)| tests)
+    }
+
+    /// The tests a condition makes false when it is false: the negation of a condition that is
+    /// exactly one test (`a && b`, or a condition only partly understood, has none).
+    pub(super) fn negation_of(&self, e: &Expr) -> Option<Cond> {
+        match self.tests_of(e)? {
+            (tests, true) => negated(&tests),
+            _ => None,
+        }
+    }
+
+    /// The tests a condition implies, and whether they are all of it (`a && f(x)` implies `a`
+    /// but is not `a`).
+    fn tests_of(&self, e: &Expr) -> Option<(Vec<Cond>, bool)> {
         match e.peel() {
             Expr::Binary(b) if b.op == "==" || b.op == "!=" => {
                 let eq = b.op == "==";
@@ -148,19 +163,20 @@ impl Cx<'_> {
                     Test::In([self.constant(other)?].into())
                 };
                 let test = if eq { test } else { test.negate() };
-                Some(vec![Cond { param: path, test }])
+                Some((vec![Cond { param: path, test }], true))
             }
             Expr::Binary(b) if b.op == "&&" => {
-                match (self.cond_of(&b.left), self.cond_of(&b.right)) {
-                    (Some(mut l), Some(r)) => {
+                match (self.tests_of(&b.left), self.tests_of(&b.right)) {
+                    (Some((mut l, x)), Some((r, y))) => {
                         l.extend(r);
-                        Some(l)
+                        Some((l, x && y))
                     }
-                    (l, r) => l.or(r),
+                    (Some((l, _)), None) | (None, Some((l, _))) => Some((l, false)),
+                    (None, None) => None,
                 }
             }
             Expr::Binary(b) if b.op == "||" => {
-                let (l, r) = (self.cond_of(&b.left)?, self.cond_of(&b.right)?);
+                let ((l, x), (r, y)) = (self.tests_of(&b.left)?, self.tests_of(&b.right)?);
                 match (l.as_slice(), r.as_slice()) {
                     (
                         [
@@ -175,14 +191,20 @@ impl Cx<'_> {
                                 test: Test::In(b),
                             },
                         ],
-                    ) if p == q && a.len() + b.len() <= MAX_CONSTS => Some(vec![Cond {
-                        param: p.clone(),
-                        test: Test::In(a.union(b).cloned().collect()),
-                    }]),
+                    ) if p == q && a.len() + b.len() <= MAX_CONSTS => Some((
+                        vec![Cond {
+                            param: p.clone(),
+                            test: Test::In(a.union(b).cloned().collect()),
+                        }],
+                        x && y,
+                    )),
                     _ => None,
                 }
             }
-            Expr::Not(x, _) => Some(vec![negated(&self.cond_of(x)?)?]),
+            Expr::Not(x, _) => match self.tests_of(x)? {
+                (tests, true) => Some((vec![negated(&tests)?], true)),
+                _ => None,
+            },
             // `Level.CRITICAL.equals(level)`, `"EUR".equals(currency)`, `level.equals(X)`.
             Expr::Call(c) if c.name == "equals" && c.args.len() == 1 => {
                 let recv = c.recv.as_ref()?;
@@ -191,10 +213,8 @@ impl Cx<'_> {
                     (None, Some(p)) => (p, recv),
                     (None, None) => return None,
                 };
-                Some(vec![Cond {
-                    param: path,
-                    test: Test::In([self.constant(other)?].into()),
-                }])
+                let test = Test::In([self.constant(other)?].into());
+                Some((vec![Cond { param: path, test }], true))
             }
             _ => None,
         }

@@ -90,7 +90,7 @@ impl Cx<'_> {
             Expr::Ternary(c, a, b, _) => {
                 self.eval(c);
                 let tests = self.cond_of(c);
-                let negation = tests.as_deref().and_then(super::conds::negated);
+                let negation = self.negation_of(c);
                 let mut t = self.under(tests.unwrap_or_default(), |cx| cx.eval(a));
                 let other = self.under(negation.into_iter().collect(), |cx| cx.eval(b));
                 union(&mut t, &other);

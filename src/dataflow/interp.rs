@@ -154,7 +154,7 @@ impl Cx<'_> {
         let guard = self.guard_of(cond);
         // Tests on parameters: the branches run under them (see `conds`).
         let tests = self.cond_of(cond);
-        let negation = tests.as_deref().and_then(super::conds::negated);
+        let negation = self.negation_of(cond);
         let before = self.env.clone();
         let read_before = self.read_place.clone();
         let mark = self.stores.len();
