@@ -380,6 +380,7 @@ impl Cx<'_> {
                 at_argument: false,
                 row,
                 row_write,
+                when: Vec::new(),
             },
             c.scope,
             c.span,
@@ -400,8 +401,9 @@ impl Cx<'_> {
         let mut hits_effects: Vec<(Span, String, String, bool)> = Vec::new();
         let mut shape_out: Option<Shape> = None;
         let sums = self.sums;
+        let facts = self.arg_facts(&c.args);
         for m in targets {
-            self.edge(c.scope, *m);
+            self.edge_with(c.scope, *m, facts.clone());
             if on_this {
                 self.out.self_calls.push(*m);
             }
@@ -437,7 +439,8 @@ impl Cx<'_> {
                     let key_sink = (here.span, sink.label.clone(), sink.row.clone(), own);
                     hits_effects.push(key_sink);
                 }
-                hits.push((t, self.at_argument(sink, c.args.get(idx).map(|a| a.span()))));
+                let at = self.at_argument(sink, c.args.get(idx).map(|a| a.span()));
+                hits.push((t, at, &sink.when));
             }
             if s.ret_keyed {
                 result.insert(Origin::Keyed);
@@ -449,11 +452,15 @@ impl Cx<'_> {
             }
             if on_this {
                 for (f, sink) in &s.field_sinks {
-                    hits.push((self.read_field(f), sink.clone()));
+                    hits.push((self.read_field(f), sink.clone(), &sink.when));
                 }
             }
-            for (t, sink) in hits {
-                self.sink(&t, sink, c.scope, c.span);
+            for (t, sink, when) in hits {
+                // Reached in the callee only under tests on its parameters: not at all when
+                // this call's arguments fail them, under the tests they pass on otherwise.
+                if let Some(extra) = self.translate_conds(when, &c.args, args) {
+                    self.under(extra, |cx| cx.sink(&t, sink, c.scope, c.span));
+                }
             }
             let s = sums.of(*m);
             for p in &s.ret_params {
@@ -661,6 +668,7 @@ impl Cx<'_> {
                 at_argument: false,
                 row: sink.row.clone(),
                 row_write: sink.row_write,
+                when: Vec::new(),
             },
             _ => sink.clone(),
         }

@@ -50,6 +50,8 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         param_runs: BTreeMap::new(),
         key_writes: Vec::new(),
         keyed_saved: false,
+        conds: Vec::new(),
+        assigned_params: HashSet::new(),
     };
     // A method that retries itself: the parameter its recursive call steps is its counter.
     let recursion = model.recursion_row().and_then(|row| {
@@ -132,6 +134,8 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
     cx.out.truncated = cx.steps > MAX_STEPS;
     cx.out.calls.sort();
     cx.out.calls.dedup();
+    cx.out.call_facts.sort();
+    cx.out.call_facts.dedup();
     cx.out.unguarded_calls.sort();
     cx.out.unguarded_calls.dedup();
     cx.out
@@ -215,6 +219,10 @@ pub(super) struct Cx<'p> {
     pub(super) key_writes: Vec<(usize, Taint)>,
     /// A value that went through a key sink is saved (`repository.save(record)`).
     pub(super) keyed_saved: bool,
+    /// The tests on parameters that the code being interpreted runs under (see `conds`).
+    pub(super) conds: Vec<super::conds::Cond>,
+    /// Parameters assigned somewhere seen so far: a test on them no longer tests the argument.
+    pub(super) assigned_params: HashSet<String>,
 }
 
 /// Steps (statements and expressions interpreted) one method may take: a pathological method is
@@ -398,11 +406,24 @@ impl<'p> Cx<'p> {
             counter_decl: None,
             holder_decl: self.holder_decl,
             param_held: false,
+            when: self.cur_conds(),
         });
         [Origin::Fresh(i)].into()
     }
 
-    pub(super) fn sink(&mut self, t: &Taint, sink: SinkRef, scope: ScopeId, at: Span) {
+    pub(super) fn sink(&mut self, t: &Taint, mut sink: SinkRef, scope: ScopeId, at: Span) {
+        sink.when = self.cur_conds();
+        // A parameter or field reaching sinks under different conditions reaches one under
+        // either: the recorded sink becomes unconditional.
+        fn record<K: Ord>(into: &mut BTreeMap<K, SinkRef>, k: K, sink: &SinkRef) {
+            match into.get_mut(&k) {
+                Some(old) if old.when != sink.when => old.when.clear(),
+                Some(_) => {}
+                None => {
+                    into.insert(k, sink.clone());
+                }
+            }
+        }
         for o in t {
             match o {
                 Origin::Fresh(i) => self.out.events.push(Event {
@@ -410,27 +431,24 @@ impl<'p> Cx<'p> {
                     sink: sink.clone(),
                     scope,
                     at,
+                    when: sink.when.clone(),
                 }),
                 Origin::Param(p) => {
-                    self.out
-                        .summary
-                        .param_sinks
-                        .entry(ParamPath::Whole(*p))
-                        .or_insert_with(|| sink.clone());
+                    record(
+                        &mut self.out.summary.param_sinks,
+                        ParamPath::Whole(*p),
+                        &sink,
+                    );
                 }
                 Origin::ParamField(p, f) => {
-                    self.out
-                        .summary
-                        .param_sinks
-                        .entry(ParamPath::Field(*p, f.clone()))
-                        .or_insert_with(|| sink.clone());
+                    record(
+                        &mut self.out.summary.param_sinks,
+                        ParamPath::Field(*p, f.clone()),
+                        &sink,
+                    );
                 }
                 Origin::Field(f) => {
-                    self.out
-                        .summary
-                        .field_sinks
-                        .entry(f.clone())
-                        .or_insert_with(|| sink.clone());
+                    record(&mut self.out.summary.field_sinks, f.clone(), &sink);
                 }
                 Origin::Keyed | Origin::Lock | Origin::Container(_) => {}
             }
@@ -439,6 +457,12 @@ impl<'p> Cx<'p> {
 
     /// A call graph edge; RL005 follows it only when it is not under a cluster-wide lock.
     pub(super) fn edge(&mut self, scope: ScopeId, callee: MethodId) {
+        self.edge_with(scope, callee, Vec::new());
+    }
+
+    /// A call graph edge, with what the call's arguments are known to be.
+    pub(super) fn edge_with(&mut self, scope: ScopeId, callee: MethodId, facts: Vec<Fact>) {
+        self.out.call_facts.push((callee, facts));
         self.out.calls.push((scope, callee));
         if !self.guarded {
             self.out.unguarded_calls.push((scope, callee));

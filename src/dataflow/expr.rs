@@ -45,6 +45,11 @@ impl Cx<'_> {
                 }
                 let v = self.eval(&a.value);
                 let replace = a.op == "=";
+                if let Expr::Name(n, _) = a.target.peel()
+                    && self.method.params.iter().any(|p| &p.name == n)
+                {
+                    self.assigned_params.insert(n.clone());
+                }
                 match a.target.peel() {
                     Expr::Name(n, _)
                         if self.is_local(n)
@@ -84,8 +89,11 @@ impl Cx<'_> {
             }
             Expr::Ternary(c, a, b, _) => {
                 self.eval(c);
-                let mut t = self.eval(a);
-                union(&mut t, &self.eval(b));
+                let tests = self.cond_of(c);
+                let negation = self.negation_of(c);
+                let mut t = self.under(tests.unwrap_or_default(), |cx| cx.eval(a));
+                let other = self.under(negation.into_iter().collect(), |cx| cx.eval(b));
+                union(&mut t, &other);
                 t
             }
             Expr::Binary(b) => {

@@ -11,10 +11,13 @@ impl Cx<'_> {
     pub(super) fn block(&mut self, b: &Block) {
         // A lock taken by `if (!locked) return;` guards the rest of this block only.
         let guarded = self.guarded;
+        // A test that ends in `return` guards the rest of this block only.
+        let conds = self.conds.len();
         for s in b {
             self.stmt(s);
         }
         self.guarded = guarded;
+        self.conds.truncate(conds);
     }
 
     pub(super) fn stmt(&mut self, s: &Stmt) {
@@ -149,6 +152,9 @@ impl Cx<'_> {
             Some(Stmt::Return(..) | Stmt::Throw(_) | Stmt::Continue)
         );
         let guard = self.guard_of(cond);
+        // Tests on parameters: the branches run under them (see `conds`).
+        let tests = self.cond_of(cond);
+        let negation = self.negation_of(cond);
         let before = self.env.clone();
         let read_before = self.read_place.clone();
         let mark = self.stores.len();
@@ -156,13 +162,14 @@ impl Cx<'_> {
         if lock && !(bails_out && els.is_none()) {
             self.guarded = true;
         }
-        self.block(then);
+        self.under(tests.clone().unwrap_or_default(), |cx| cx.block(then));
         self.guarded = outer_guard;
         let env_then = std::mem::replace(&mut self.env, before.clone());
         let then_stores: Vec<Store> = self.stores[mark..].to_vec();
         let mark2 = self.stores.len();
         if let Some(e) = els {
-            self.block(e);
+            let negation: Vec<_> = negation.iter().cloned().collect();
+            self.under(negation, |cx| cx.block(e));
         }
         let env_else = std::mem::take(&mut self.env);
         let else_stores: Vec<Store> = self.stores[mark2..].to_vec();
@@ -177,6 +184,14 @@ impl Cx<'_> {
         if lock && bails_out && els.is_none() {
             // `if (!acquired) return;`: what follows runs only with the lock.
             self.guarded = true;
+        }
+        // `if (level != CRITICAL) return;`: what follows runs only for CRITICAL (until the end
+        // of the enclosing block, which drops it).
+        if bails_out
+            && els.is_none()
+            && let Some(n) = negation
+        {
+            self.conds.push(n);
         }
     }
 }

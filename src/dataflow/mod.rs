@@ -10,6 +10,7 @@
 //! (`crate::regions`): the interpreter does not know them.
 
 mod calls;
+mod conds;
 mod cx;
 mod expr;
 mod guards;
@@ -26,6 +27,7 @@ mod shapes;
 mod site;
 mod summaries;
 
+pub use conds::{Cond, Fact, Test};
 pub use cx::{MAX_STEPS, analyze};
 pub use model::{Model, SourceKind};
 pub use summaries::summarize;
@@ -47,6 +49,10 @@ pub struct SinkRef {
     /// constructor, setter or builder), not a header, body field or SDK option (SPEC 7.4, a
     /// transactional outbox).
     pub row_write: bool,
+    /// Conditions on parameters of the method that records it under which the sink runs
+    /// (`if (level == CRITICAL) pager.trigger(alert)`): a caller whose arguments make one false
+    /// does not reach it. Empty: unconditional.
+    pub when: Vec<Cond>,
 }
 
 /// A per-attempt value as a summary remembers it: what it is and where it is evaluated.
@@ -122,8 +128,8 @@ impl Summary {
         keep_min(&mut self.ret_sources, other.ret_sources);
         self.ret_params.extend(other.ret_params);
         self.ret_fields.extend(other.ret_fields);
-        keep_min(&mut self.param_sinks, other.param_sinks);
-        keep_min(&mut self.field_sinks, other.field_sinks);
+        join_sinks(&mut self.param_sinks, other.param_sinks);
+        join_sinks(&mut self.field_sinks, other.field_sinks);
         keep_min(&mut self.field_sources, other.field_sources);
         for (k, v) in other.field_params {
             self.field_params.entry(k).or_default().extend(v);
@@ -154,6 +160,30 @@ impl Summary {
             }
             (None, Some(theirs)) => self.ret_shape = Some(theirs),
             (_, None) => {}
+        }
+    }
+}
+
+/// Sinks joined per key: the smaller sink is kept, unconditional unless both are reached under
+/// the same conditions (a sink reached under two different conditions may be reached under
+/// either).
+fn join_sinks<K: Ord>(into: &mut BTreeMap<K, SinkRef>, from: BTreeMap<K, SinkRef>) {
+    for (k, v) in from {
+        match into.get_mut(&k) {
+            Some(old) => {
+                let when = if old.when == v.when {
+                    v.when.clone()
+                } else {
+                    Vec::new()
+                };
+                if v < *old {
+                    *old = v;
+                }
+                old.when = when;
+            }
+            None => {
+                into.insert(k, v);
+            }
         }
     }
 }
@@ -222,6 +252,9 @@ pub struct SourceSite {
     /// regions that hand the same object to every attempt, per-attempt where the object is made
     /// anew for each request (an interceptor a region enters through a client call).
     pub param_held: bool,
+    /// Conditions on the method's parameters under which it is evaluated (`key != null ? key :
+    /// UUID…` mints only for a caller passing no key). Empty: unconditional.
+    pub when: Vec<Cond>,
 }
 
 #[derive(Clone, Debug)]
@@ -231,6 +264,9 @@ pub struct Event {
     pub scope: ScopeId,
     /// The call or `new` in this method through which the sink is reached.
     pub at: Span,
+    /// Conditions on the method's parameters under which the sink runs (with the source's own,
+    /// [`SourceSite::when`], both must hold for the event). Empty: unconditional.
+    pub when: Vec<Cond>,
 }
 
 #[derive(Default)]
@@ -240,6 +276,10 @@ pub struct MethodFlow {
     pub events: Vec<Event>,
     /// Call graph edges: the scope of the call and the project method it may run.
     pub calls: Vec<(ScopeId, MethodId)>,
+    /// What each call passes, one entry per call of a project method (also method references
+    /// and constructors, with no facts): the callee and the facts of its arguments, for the
+    /// conditions of the callee's events.
+    pub call_facts: Vec<(MethodId, Vec<Fact>)>,
     /// The method was too large for the analysis budget and was analysed only in part.
     pub truncated: bool,
     /// Key sinks and known side effects executed here.

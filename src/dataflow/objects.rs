@@ -63,6 +63,7 @@ impl Cx<'_> {
                         at_argument: false,
                         row,
                         row_write: matches!(self.resolve(&n.ty), crate::semantic::TypeRef::Project(k) if self.is_entity_class(k)),
+                        when: Vec::new(),
                     },
                     n.scope,
                     n.span,
@@ -240,6 +241,7 @@ impl Cx<'_> {
                         at_argument: true,
                         row: String::new(),
                         row_write,
+                        when: Vec::new(),
                     },
                 );
                 continue;
@@ -261,6 +263,7 @@ impl Cx<'_> {
                                 at_argument: true,
                                 row: String::new(),
                                 row_write: false,
+                                when: Vec::new(),
                             },
                         );
                     }

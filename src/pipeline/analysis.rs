@@ -111,6 +111,7 @@ pub(crate) fn find(
         dead_regions: &dead_regions,
         dead_reaches: &dead_reaches,
         fresh: Default::default(),
+        callers: Default::default(),
     };
     let out = crate::phase("rules", || rules::check_all(&cx));
     let truncated = ids

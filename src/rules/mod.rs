@@ -43,6 +43,9 @@ pub struct Context<'a> {
     /// For each region, the key sinks that get a key new on each of its executions (see
     /// [`reach::fresh_sinks`]), built on first use in one walk of every flow.
     pub fresh: std::sync::OnceLock<Vec<Vec<(crate::dataflow::Loc, String)>>>,
+    /// For each method, the methods of the call graph that call it (see
+    /// [`reach::conditions_met`]), built on first use.
+    pub callers: std::sync::OnceLock<HashMap<MethodId, Vec<MethodId>>>,
 }
 
 /// The findings of every rule that has a check, in rule order.

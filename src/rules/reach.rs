@@ -53,6 +53,93 @@ pub(super) fn covering(cx: &Context, m: MethodId, src: &flow::SourceSite, t: u32
     at
 }
 
+/// Calls of a parameter passed on that a condition is followed up through (`createAlert(level,
+/// type, msg)` → `createAlert(level, type, msg, null)`): deeper, the condition is taken to hold.
+const MAX_COND_DEPTH: usize = 4;
+
+/// May the conditions `when`, on parameters of method `m`, hold when region `i` runs `m`? Only
+/// the region's own calls of `m` decide: each passes an argument that may satisfy every test,
+/// or passes on a parameter of its caller whose own callers in the region may. A call whose
+/// arguments are not known, `m` being region code itself (its parameters come from outside the
+/// region), a call the interpreter did not see, or a chain deeper than [`MAX_COND_DEPTH`] keep
+/// the conditions possible.
+pub(super) fn conditions_met(cx: &Context, i: usize, m: MethodId, when: &[flow::Cond]) -> bool {
+    if when.is_empty() {
+        return true;
+    }
+    let callers = cx.callers.get_or_init(|| {
+        let mut callers: HashMap<MethodId, Vec<MethodId>> = HashMap::new();
+        for c in cx.graph.methods() {
+            for (_, callee) in cx.graph.edges(c) {
+                let v = callers.entry(*callee).or_default();
+                if v.last() != Some(&c) {
+                    v.push(c);
+                }
+            }
+        }
+        callers
+    });
+    let r = &cx.regions[i];
+    let part_of = |x: MethodId| {
+        r.parts.iter().any(|p| match p {
+            Part::Whole(y) | Part::Scopes(y, _) => *y == x,
+        })
+    };
+    // Whether `cond` on a parameter of `m` may hold for some call of `m` in the region.
+    let may_hold = |m: MethodId, cond: &flow::Cond| -> bool {
+        let mut seen: BTreeSet<(MethodId, flow::Cond)> = BTreeSet::new();
+        let mut work: Vec<(MethodId, flow::Cond, usize)> = vec![(m, cond.clone(), 0)];
+        while let Some((m, cond, depth)) = work.pop() {
+            if depth > MAX_COND_DEPTH || part_of(m) || r.entered.iter().any(|(p, _)| *p == m) {
+                return true;
+            }
+            let (j, field) = match &cond.param {
+                flow::ParamPath::Whole(j) => (*j as usize, None),
+                flow::ParamPath::Field(j, f) => (*j as usize, Some(f)),
+            };
+            let within = callers
+                .get(&m)
+                .into_iter()
+                .flatten()
+                .filter(|c| cx.reaches.contains(i, **c) || part_of(**c));
+            for c in within {
+                let Some(f) = cx.flows.get(c) else {
+                    return true;
+                };
+                // A call the interpreter did not take has no facts.
+                let untaken = cx
+                    .graph
+                    .edges(*c)
+                    .iter()
+                    .any(|e| e.1 == m && f.calls.binary_search(e).is_err());
+                if untaken {
+                    return true;
+                }
+                for (_, facts) in f.call_facts.iter().filter(|(callee, _)| *callee == m) {
+                    let fact = facts.get(j).unwrap_or(&flow::Fact::Unknown);
+                    let passed_on = match (fact, field) {
+                        (flow::Fact::Param(p), None) => p.clone(),
+                        (flow::Fact::Param(flow::ParamPath::Whole(k)), Some(f)) => {
+                            flow::ParamPath::Field(*k, f.clone())
+                        }
+                        (fact, None) if !cond.test.admits(fact) => continue,
+                        _ => return true,
+                    };
+                    let up = flow::Cond {
+                        param: passed_on,
+                        test: cond.test.clone(),
+                    };
+                    if seen.insert((*c, up.clone())) {
+                        work.push((*c, up, depth + 1));
+                    }
+                }
+            }
+        }
+        false
+    };
+    when.iter().all(|c| may_hold(m, c))
+}
+
 /// The chain of methods from a region's code to `target` (BFS over the call graph; with
 /// `unguarded`, only calls not under a cluster-wide lock — a flow fact, a lock held at the call,
 /// that the interpreter records); empty when `target` is not reached.
@@ -224,7 +311,8 @@ pub(super) fn fresh_sinks<'c>(cx: &'c Context, i: usize) -> &'c [(flow::Loc, Str
             for ev in &f.events {
                 let src = &f.sources[ev.source as usize];
                 for j in covering(cx, *id, src, ev.scope) {
-                    if cx.regions[j].scheduler {
+                    if cx.regions[j].scheduler && conditions_met(cx, j, *id, &event_conds(src, ev))
+                    {
                         let label = src.via.as_ref().map_or(&src.label, |d| &d.label);
                         all[j].push((ev.sink.loc.clone(), label.clone()));
                     }
@@ -319,4 +407,11 @@ pub(super) fn sent_in_region(cx: &Context, i: usize, sink: &flow::Loc) -> bool {
             })
     };
     sent_as_key(cx, sink, &within)
+}
+
+/// The conditions under which an event happens: its sink's and its source's.
+pub(super) fn event_conds(src: &flow::SourceSite, ev: &flow::Event) -> Vec<flow::Cond> {
+    let mut when = ev.when.clone();
+    when.extend(src.when.iter().cloned());
+    when
 }

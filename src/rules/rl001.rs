@@ -78,6 +78,31 @@ declare_rule! {
     /// the retry and the transaction (`@EnableRetry(order = …)`,
     /// `@EnableTransactionManagement(order = …)`, `resilience4j.retry.retry-aspect-order`).
     ///
+    /// ## When it is silent: a fallback the region's calls never take
+    /// A key minted only when the caller passes none (`key != null ? key : UUID…`, `if (key ==
+    /// null) key = UUID…`) is new on every attempt for every request without a key — and for no
+    /// other. Where every call from the region passes a key that cannot be null (a literal, a
+    /// concatenation, a `new`, a constant, or a parameter passed on from a caller that does), the
+    /// fallback never runs in that region:
+    /// ```java
+    /// public String charge(String customerId, long amount, String key) {
+    ///     String k = key != null ? key : UUID.randomUUID().toString();  // silent for payAuto
+    ///     return gateway.charge(customerId, amount, k);
+    /// }
+    ///
+    /// @Retryable(maxAttempts = 4)
+    /// public String payAuto(Invoice inv) {
+    ///     return charges.charge(inv.getCustomerId(), inv.getAmount(), "AUTOPAY-" + inv.getId());
+    /// }
+    /// ```
+    /// The same holds for a sink reached only under a test on a parameter (`if (level ==
+    /// CRITICAL) pager.trigger(alert.getId(), …)`) when the region passes another constant
+    /// (`raise(AlertLevel.WARNING, …)`). Tests of these shapes are followed: a parameter, or one
+    /// property of it (`alert.getLevel()`), compared with `null` or with constants (`==`, `!=`,
+    /// `||` of equalities, `equals`, `!`), as an `if` (also `if (…) return;`) or a ternary. A
+    /// caller passing a value that may be null (a field, the request's optional key) is still
+    /// reported; so is any test or argument of another shape.
+    ///
     /// ## When it is silent: retries that cannot fire
     /// A region counts only where the framework can run it again (RL006 reports the retry
     /// annotations that cannot): Spring Retry's `@Retryable` in an application with no

@@ -118,6 +118,7 @@ fn check(cx: &Context) -> Vec<Finding> {
                 counter_decl: None,
                 holder_decl: None,
                 param_held: false,
+                when: Vec::new(),
             };
             let covering = reach::covering(cx, *id, &site, e.scope);
             if covering.is_empty() {

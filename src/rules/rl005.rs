@@ -70,7 +70,19 @@ declare_rule! {
     ///             "wallet-drift-" + System.currentTimeMillis());                        // and RL002
     /// }
     /// ```
-    /// (`trigger` puts its last argument into the event's `dedup_key` body field.) Only alert
+    /// (`trigger` puts its last argument into the event's `dedup_key` body field.) A fresh key
+    /// that reaches the pager only under a test on a parameter counts only for the jobs whose
+    /// calls can pass it:
+    /// ```java
+    /// public void raise(AlertLevel level, String text) {
+    ///     Alert a = Alert.builder().id(UUID.randomUUID().toString()).level(level).build();
+    ///     if (a.getLevel() == AlertLevel.CRITICAL) pager.trigger(a.getId(), text);
+    /// }
+    ///
+    /// @Scheduled(fixedDelay = 60_000)                                                 // silent
+    /// public void checkDisk() { alerts.raise(AlertLevel.WARNING, "disk at 85%"); }
+    /// ```
+    /// Only alert
     /// keys are judged so: a stable key on a money request (`Idempotency-Key: bill-42-debit` on
     /// a wallet debit) is still reported, since the replicas' concurrent requests can all be
     /// accepted before the service has recorded the key.

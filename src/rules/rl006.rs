@@ -126,6 +126,7 @@ fn check(cx: &Context) -> Vec<Finding> {
         dead_regions: &[],
         dead_reaches: &Default::default(),
         fresh: Default::default(),
+        callers: Default::default(),
         project: cx.project,
         cat: cx.cat,
         ids: cx.ids,
