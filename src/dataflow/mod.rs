@@ -27,6 +27,7 @@ mod summaries;
 
 pub use cx::{MAX_STEPS, analyze};
 pub use model::{Model, SourceKind};
+pub use place::FieldPath;
 pub use summaries::summarize;
 
 use crate::java::ir::*;
@@ -131,6 +132,7 @@ impl Summary {
             (None, Some(theirs)) => self.ret_shape = Some(theirs),
             (_, None) => {}
         }
+        self.coarsen();
     }
 }
 
@@ -139,8 +141,9 @@ impl Summary {
 pub enum ParamPath {
     /// The whole argument.
     Whole(u16),
-    /// One field of the argument (`builder.orderId` in `new Request(builder)`).
-    Field(u16, String),
+    /// A part of the argument (`builder.orderId` in `new Request(builder)`,
+    /// `task.getInputData().get("idempotencyKey")`).
+    Field(u16, FieldPath),
 }
 
 /// One field of a returned object: the parameters, `this` fields and sources it holds.
