@@ -184,7 +184,10 @@ impl Cx<'_> {
             && args.len() == 1
         {
             let place = Place::prop(owner, &prop);
-            self.assign_place(place, args[0].clone(), true, Some(c.span));
+            self.assign_place(place.clone(), args[0].clone(), true, Some(c.span));
+            if let Some(from) = self.place_of(&c.args[0]) {
+                self.carry_parts(&from, &place);
+            }
         }
         if c.args.is_empty()
             && let Some(p) = self.place_of_call(c)
@@ -248,8 +251,19 @@ impl Cx<'_> {
                     }
                 }
             }
-            // An entry of a parameter's property (`task.getInputData().get("key")`) is a path
-            // a summary cannot name: it stands for the whole parameter, as before the property.
+            // An entry under a literal key is a part of the map, as a property is a part of an
+            // object (SPEC §6): `task.getInputData().get("idempotencyKey")` on a parameter is
+            // that part of it, so a caller passes only what it put under that key.
+            Some(_)
+                if matches!(c.name.as_str(), "get" | "getOrDefault")
+                    && let Some(key) = c
+                        .args
+                        .first()
+                        .and_then(|k| self.project.constant(self.class, k)) =>
+            {
+                super::shapes::entry_of(&recv_t, &key)
+            }
+            // An entry under a computed key may be any part: it stands for the whole parameter.
             Some(_) if matches!(c.name.as_str(), "get" | "getOrDefault") => recv_t
                 .into_iter()
                 .map(|o| match o {
@@ -425,7 +439,7 @@ impl Cx<'_> {
                 } else if let Some(a) = args.get(idx) {
                     // Only the property the callee reads reaches its sink.
                     t = match part {
-                        Some(f) => self.field_of(c.args.get(idx), a, f),
+                        Some(f) => self.field_path_of(c.args.get(idx), a, f),
                         None => a.clone(),
                     };
                 }
@@ -471,7 +485,7 @@ impl Cx<'_> {
                 if let Some(a) = args.get(idx) {
                     match part {
                         // Only the property the callee reads comes back.
-                        Some(f) => union(&mut result, &self.field_of(c.args.get(idx), a, f)),
+                        Some(f) => union(&mut result, &self.field_path_of(c.args.get(idx), a, f)),
                         None => union(&mut result, a),
                     }
                 }

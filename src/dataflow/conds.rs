@@ -111,10 +111,10 @@ impl Cx<'_> {
                 let prop = property_of(&c.name, "get")
                     .or_else(|| property_of(&c.name, "is"))
                     .unwrap_or_else(|| c.name.clone());
-                Some(ParamPath::Field(i, prop))
+                Some(ParamPath::Field(i, FieldPath::one(&prop)))
             }
             Expr::Field(r, f, _) => match self.cond_path(r)? {
-                ParamPath::Whole(i) => Some(ParamPath::Field(i, f.clone())),
+                ParamPath::Whole(i) => Some(ParamPath::Field(i, FieldPath::one(f))),
                 ParamPath::Field(..) => None,
             },
             _ => None,
@@ -277,8 +277,12 @@ impl Cx<'_> {
                     else {
                         continue;
                     };
+                    // A test is on a property, never on a map entry (see `cond_path`).
+                    if f.entry_key().is_some() {
+                        continue;
+                    }
                     // The property as the argument holds it (`Alert.builder().level(level)`).
-                    let part = self.field_of(Some(e), t, f);
+                    let part = self.field_of(Some(e), t, f.first());
                     let param = match part.iter().next() {
                         Some(Origin::Param(k)) if part.len() == 1 => ParamPath::Whole(*k),
                         Some(Origin::ParamField(k, g)) if part.len() == 1 => {

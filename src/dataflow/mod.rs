@@ -30,6 +30,7 @@ mod summaries;
 pub use conds::{Cond, Fact, Test};
 pub use cx::{MAX_STEPS, analyze};
 pub use model::{Model, SourceKind};
+pub use place::FieldPath;
 pub use summaries::summarize;
 
 use crate::java::ir::*;
@@ -161,6 +162,7 @@ impl Summary {
             (None, Some(theirs)) => self.ret_shape = Some(theirs),
             (_, None) => {}
         }
+        self.coarsen();
     }
 }
 
@@ -193,8 +195,9 @@ fn join_sinks<K: Ord>(into: &mut BTreeMap<K, SinkRef>, from: BTreeMap<K, SinkRef
 pub enum ParamPath {
     /// The whole argument.
     Whole(u16),
-    /// One field of the argument (`builder.orderId` in `new Request(builder)`).
-    Field(u16, String),
+    /// A part of the argument (`builder.orderId` in `new Request(builder)`,
+    /// `task.getInputData().get("idempotencyKey")`).
+    Field(u16, FieldPath),
 }
 
 impl ParamPath {

@@ -6,8 +6,9 @@ use std::collections::{BTreeSet, HashMap};
 pub(super) enum Origin {
     Fresh(u32),
     Param(u16),
-    /// A field of a parameter's object (`builder.orderId`, `request.getKey()`).
-    ParamField(u16, String),
+    /// A part of a parameter's object (`builder.orderId`, `request.getKey()`,
+    /// `task.getInputData().get("idempotencyKey")`).
+    ParamField(u16, FieldPath),
     Field(String),
     /// The value went through a key sink: a request that carries an idempotency key.
     Keyed,
@@ -146,6 +147,35 @@ impl Place {
         }
     }
 
+    /// A part of the object at `ancestor`, at any depth (not `ancestor` itself).
+    pub(super) fn is_part_of(&self, ancestor: &Place) -> bool {
+        let mut cur = self;
+        while let Some(o) = cur.parent() {
+            if o == ancestor {
+                return true;
+            }
+            cur = o;
+        }
+        false
+    }
+
+    /// This part of the object at `from`, as a part of the same object held at `to`
+    /// (`input["k"]` → `step#inputData["k"]`); `None` when it is not a part of `from`.
+    pub(super) fn moved(&self, from: &Place, to: &Place) -> Option<Place> {
+        let o = self.parent()?;
+        let owner = if o == from {
+            to.clone()
+        } else {
+            o.moved(from, to)?
+        };
+        Some(match self {
+            Place::Prop(_, f) => Place::prop(owner, f),
+            Place::Entry(_, k) => Place::entry(owner, k),
+            Place::Key(_, k) => Place::key(owner, k),
+            Place::Local(_) | Place::This(_) => return None,
+        })
+    }
+
     /// A local or `this` field: a variable, not a part of an object.
     pub(super) fn is_variable(&self) -> bool {
         matches!(self, Place::Local(_) | Place::This(_))
@@ -175,6 +205,65 @@ impl std::fmt::Display for Place {
             Place::Prop(o, p) => write!(f, "{o}#{p}"),
             Place::Entry(o, k) => write!(f, "{o}@{k}"),
             Place::Key(o, k) => write!(f, "{o}[{k:?}]"),
+        }
+    }
+}
+
+/// Parts of one parameter a summary names before it names them by their first part only.
+pub const MAX_PATHS_PER_PARAM: usize = 8;
+
+/// A part of a parameter that a summary can name: a property of it or an entry under a literal
+/// key (`orderId`, `"idempotencyKey"`), or an entry under a literal key of one of its
+/// properties (`inputData` then `"idempotencyKey"`: `task.getInputData().get("idempotencyKey")`),
+/// since a literal key names a part of a map as a property names a part of an object (SPEC §6).
+/// Anything deeper (`order.getCustomer().getId()`) stands for the part above it, which holds
+/// it: a getter on a part adds no part, so the paths of a summary are few and a recursive
+/// cycle's summaries converge as fast as with properties alone.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FieldPath {
+    first: String,
+    entry: Option<String>,
+}
+
+impl FieldPath {
+    /// One part: a property or entry of the parameter itself.
+    pub fn one(f: &str) -> FieldPath {
+        FieldPath {
+            first: f.to_string(),
+            entry: None,
+        }
+    }
+
+    /// The entry under literal key `k` of this part; this part itself when it is an entry of
+    /// a part already.
+    pub fn entry(&self, k: &str) -> FieldPath {
+        FieldPath {
+            first: self.first.clone(),
+            entry: Some(self.entry.clone().unwrap_or_else(|| k.to_string())),
+        }
+    }
+
+    /// The part of the parameter this path starts with.
+    pub fn first(&self) -> &str {
+        &self.first
+    }
+
+    /// The entry of the first part, if the path names one.
+    pub fn entry_key(&self) -> Option<&str> {
+        self.entry.as_deref()
+    }
+
+    /// The first part alone.
+    pub fn outer(&self) -> FieldPath {
+        FieldPath::one(&self.first)
+    }
+}
+
+impl std::fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.entry {
+            Some(k) => write!(f, "{}[{k:?}]", self.first),
+            None => f.write_str(&self.first),
         }
     }
 }
@@ -216,6 +305,33 @@ mod tests {
         assert_eq!(p.to_string(), "payload[\"sentAt\"]");
         // A map held in a field of `this` outlives the attempt, with its entries.
         assert!(Place::key(Place::this("cache"), "k").on_this());
+    }
+
+    #[test]
+    fn the_parts_of_a_map_move_with_it() {
+        let input = Place::local("input");
+        let held = Place::prop(Place::local("step"), "inputData");
+        let entry = Place::key(input.clone(), "idempotencyKey");
+        assert!(entry.is_part_of(&input) && !input.is_part_of(&input));
+        assert_eq!(
+            entry.moved(&input, &held),
+            Some(Place::key(held.clone(), "idempotencyKey"))
+        );
+        let deep = Place::prop(entry.clone(), "value");
+        assert_eq!(
+            deep.moved(&input, &held).map(|p| p.to_string()),
+            Some("step#inputData[\"idempotencyKey\"]#value".to_string())
+        );
+        assert_eq!(Place::local("other").moved(&input, &held), None);
+        assert_eq!(input.moved(&input, &held), None);
+    }
+
+    #[test]
+    fn a_path_below_a_parameter_names_one_entry_of_one_part() {
+        let p = super::FieldPath::one("inputData").entry("idempotencyKey");
+        assert_eq!(p.to_string(), "inputData[\"idempotencyKey\"]");
+        assert_eq!(p.entry("other"), p);
+        assert_eq!(p.outer(), super::FieldPath::one("inputData"));
     }
 
     #[test]

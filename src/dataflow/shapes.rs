@@ -74,11 +74,25 @@ impl Shape {
 }
 
 /// Field `f` of a value that is known only as a whole: a parameter's field stays that
-/// parameter's field (a summary can then say which field of an argument it reads).
+/// parameter's field (a summary can then say which field of an argument it reads); a part of a
+/// parameter's field stands for that field, which holds it.
 pub(super) fn part_of(t: &Taint, f: &str) -> Taint {
     t.iter()
         .map(|o| match o {
-            Origin::Param(p) => Origin::ParamField(*p, f.to_string()),
+            Origin::Param(p) => Origin::ParamField(*p, FieldPath::one(f)),
+            other => other.clone(),
+        })
+        .collect()
+}
+
+/// The entry under literal key `k` of a value known only as a whole: of a parameter, or of a
+/// parameter's field (`task.getInputData().get("idempotencyKey")`), that entry, so a caller
+/// passes only what it put under that key.
+pub(super) fn entry_of(t: &Taint, k: &str) -> Taint {
+    t.iter()
+        .map(|o| match o {
+            Origin::Param(p) => Origin::ParamField(*p, FieldPath::one(k)),
+            Origin::ParamField(p, g) => Origin::ParamField(*p, g.entry(k)),
             other => other.clone(),
         })
         .collect()
@@ -188,6 +202,38 @@ impl Cx<'_> {
         part_of(t, f)
     }
 
+    /// The part at `path` of the object `e` evaluates to (`t` is its whole value; `None`:
+    /// `this`): the first part as [`Self::field_of`] reads it, its entry from where this method
+    /// wrote it (`step.getInputData().put("k", v)`, `m.put("k", v)` on a map stored with
+    /// `step.setInputData(m)`), else as an entry of the value of the first part.
+    pub(super) fn field_path_of(&self, e: Option<&Expr>, t: &Taint, path: &FieldPath) -> Taint {
+        let v = self.field_of(e, t, path.first());
+        let Some(k) = path.entry_key() else {
+            return v;
+        };
+        let owners: Vec<Place> = match e.map(Expr::peel) {
+            None | Some(Expr::This(_)) => vec![Place::this(path.first())],
+            Some(x) => self
+                .place_of(x)
+                .map(|p| {
+                    vec![
+                        Place::prop(p.clone(), path.first()),
+                        Place::key(p, path.first()),
+                    ]
+                })
+                .unwrap_or_default(),
+        };
+        let mut held = Taint::new();
+        let mut known = false;
+        for o in owners {
+            if let Some(h) = self.env.get(&Place::key(o, k)) {
+                union(&mut held, h);
+                known = true;
+            }
+        }
+        if known { held } else { entry_of(&v, k) }
+    }
+
     /// What a callee's parameter paths hold for these arguments.
     pub(super) fn args_at(
         &self,
@@ -206,7 +252,7 @@ impl Cx<'_> {
                 ParamPath::Field(i, g) => {
                     if let (Some(e), Some(a)) = (args.get(*i as usize), arg_taints.get(*i as usize))
                     {
-                        union(&mut t, &self.field_of(Some(e), a, g));
+                        union(&mut t, &self.field_path_of(Some(e), a, g));
                     }
                 }
             }
@@ -322,6 +368,10 @@ impl Cx<'_> {
         self.built.remove(local);
         let Some(shape) = shape else {
             self.builders.remove(local);
+            // Another name for an object held elsewhere (`input = step.getInputData()`).
+            if let Some(from) = init.and_then(|e| self.place_of(e)) {
+                self.carry_parts(&from, &Place::local(local));
+            }
             return;
         };
         if shape.complete && !shape.builder && !shape.map {
@@ -521,6 +571,44 @@ fn assigns_field_first_level(b: &Block, f: &str) -> bool {
     })
 }
 
+impl Cx<'_> {
+    /// The object held at `from` is now also held at `to` (`step.setInputData(input)`,
+    /// `Map<String, Object> input = step.getInputData()`): the parts written into it — entries
+    /// under literal keys, properties — are parts of `to` too, in place of the parts `to` had.
+    pub(super) fn carry_parts(&mut self, from: &Place, to: &Place) {
+        if from == to || from.is_part_of(to) || to.is_part_of(from) {
+            return;
+        }
+        let mut stale = Vec::new();
+        let mut parts = Vec::new();
+        for (k, v) in &self.env {
+            if k.is_part_of(to) {
+                stale.push(k.clone());
+            } else if let Some(q) = k.moved(from, to) {
+                parts.push((q, v.clone()));
+            }
+        }
+        for k in stale {
+            self.env.remove(&k);
+        }
+        parts.sort();
+        for (mut q, v) in parts {
+            if q.depth() <= MAX_FIELD_DEPTH {
+                self.env.insert(q, v);
+                continue;
+            }
+            // Below the tracked depth: a part of its ancestor at that depth.
+            while q.depth() > MAX_FIELD_DEPTH {
+                q = match q.parent() {
+                    Some(o) => o.clone(),
+                    None => break,
+                };
+            }
+            union(self.env.entry(q).or_default(), &v);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -529,7 +617,7 @@ mod tests {
     fn a_parameter_field_stays_that_parameters_field() {
         let t: Taint = [Origin::Param(1), Origin::Fresh(0)].into();
         let p = part_of(&t, "orderId");
-        assert!(p.contains(&Origin::ParamField(1, "orderId".into())));
+        assert!(p.contains(&Origin::ParamField(1, FieldPath::one("orderId"))));
         assert!(p.contains(&Origin::Fresh(0)));
         assert!(!p.contains(&Origin::Param(1)));
     }

@@ -4,7 +4,7 @@ use super::model::Model;
 use super::*;
 use crate::semantic::{MethodId, Project};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// How often one method's summary may change while its recursive cycle iterates: summaries
 /// form a finite lattice that only grows, so a cycle of n methods converges within
@@ -62,7 +62,9 @@ pub fn summarize(
             .par_iter()
             .map(|c| {
                 let id = sccs[*c][0];
-                (id, super::analyze(project, model, &sums, id).summary)
+                let mut summary = super::analyze(project, model, &sums, id).summary;
+                summary.coarsen();
+                (id, summary)
             })
             .collect();
         for (id, summary) in done {
@@ -145,6 +147,55 @@ fn fixpoint(
     true
 }
 
+impl Summary {
+    /// Bounds the parts a summary names per parameter: beyond [`super::place::MAX_PATHS_PER_PARAM`] parts
+    /// of one parameter (a recursive cycle composes its members' paths), that parameter's
+    /// parts are named by their first part only, which holds them all.
+    pub fn coarsen(&mut self) {
+        fn too_many<'a>(paths: impl Iterator<Item = &'a ParamPath>) -> BTreeSet<u16> {
+            let mut count: BTreeMap<u16, usize> = BTreeMap::new();
+            for p in paths {
+                if let ParamPath::Field(i, _) = p {
+                    *count.entry(*i).or_default() += 1;
+                }
+            }
+            count
+                .into_iter()
+                .filter(|(_, n)| *n > super::place::MAX_PATHS_PER_PARAM)
+                .map(|(i, _)| i)
+                .collect()
+        }
+        let coarse = |p: ParamPath, over: &BTreeSet<u16>| match p {
+            ParamPath::Field(i, f) if over.contains(&i) && f.entry_key().is_some() => {
+                ParamPath::Field(i, f.outer())
+            }
+            p => p,
+        };
+        let over = too_many(self.param_sinks.keys());
+        if !over.is_empty() {
+            let mut out: BTreeMap<ParamPath, SinkRef> = BTreeMap::new();
+            for (p, sink) in std::mem::take(&mut self.param_sinks) {
+                let p = coarse(p, &over);
+                match out.get_mut(&p) {
+                    Some(old) if *old <= sink => {}
+                    Some(old) => *old = sink,
+                    None => {
+                        out.insert(p, sink);
+                    }
+                }
+            }
+            self.param_sinks = out;
+        }
+        let over = too_many(self.ret_params.iter());
+        if !over.is_empty() {
+            self.ret_params = std::mem::take(&mut self.ret_params)
+                .into_iter()
+                .map(|p| coarse(p, &over))
+                .collect();
+        }
+    }
+}
+
 /// Strongly connected components (Tarjan's algorithm with an explicit stack), callees'
 /// components before their callers', each sorted; and the component of every method.
 fn components(
@@ -225,4 +276,59 @@ fn components(
         }
     }
     (sccs, scc_of)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FieldPath, ParamPath, SinkRef, Summary};
+    use crate::semantic::Loc;
+
+    fn sink() -> SinkRef {
+        SinkRef {
+            loc: Loc {
+                file: 0,
+                span: Default::default(),
+            },
+            label: "setIdempotencyKey(…)".into(),
+            at_argument: false,
+            row: String::new(),
+            row_write: false,
+            when: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn too_many_parts_of_one_parameter_are_named_by_their_first_part() {
+        let mut s = Summary::default();
+        s.param_sinks.insert(
+            ParamPath::Field(1, FieldPath::one("inputData").entry("idempotencyKey")),
+            sink(),
+        );
+        for i in 0..super::super::place::MAX_PATHS_PER_PARAM {
+            s.param_sinks.insert(
+                ParamPath::Field(0, FieldPath::one("tasks").entry(&format!("k{i}"))),
+                sink(),
+            );
+        }
+        let few = s.clone();
+        s.coarsen();
+        assert_eq!(s, few);
+        s.param_sinks.insert(
+            ParamPath::Field(0, FieldPath::one("workflowId").entry("x")),
+            sink(),
+        );
+        s.coarsen();
+        let keys: Vec<String> = s
+            .param_sinks
+            .keys()
+            .map(|p| match p {
+                ParamPath::Field(i, f) => format!("{i}:{f}"),
+                ParamPath::Whole(i) => format!("{i}"),
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            ["0:tasks", "0:workflowId", "1:inputData[\"idempotencyKey\"]"]
+        );
+    }
 }
