@@ -314,34 +314,19 @@ mod tests {
             "package p; class B { C next() { return null; } } class C {} \
              class A { void m() { var b = new B(); b.next(); } }",
         );
-        let m = p
-            .all_methods()
-            .find(|m| p.method(*m).name == "m")
-            .expect("m");
-        let body = p.method(m).body.as_ref().expect("body");
-        let mut defs = Defs::new();
-        collect_defs(body, &mut defs);
         let types: HashMap<String, String> = [("b".to_string(), "var".to_string())].into();
-        let locals = DeclaredSoFar {
-            types: &types,
-            defs: &defs,
-        };
-        let typer = Typer {
-            project: &p,
-            factories: &NoFactories,
-            class: p.class_of(m),
-            locals: &locals,
-        };
-        let Stmt::Expr(call) = &body[1] else {
-            panic!("a call statement")
-        };
-        let c = p.class(match typer.type_of(call) {
-            Some(TypeRef::Project(c)) => c,
-            other => panic!("{other:?}"),
+        with_typer(&p, &types, |typer, body| {
+            let Stmt::Expr(call) = &body[1] else {
+                panic!("a call statement")
+            };
+            let c = p.class(match typer.type_of(call) {
+                Some(TypeRef::Project(c)) => c,
+                other => panic!("{other:?}"),
+            });
+            assert_eq!(c.name, "C");
+            assert!(!typer.is_type_name(&Expr::Name("b".into(), Default::default())));
+            assert!(typer.is_type_name(&Expr::Name("B".into(), Default::default())));
         });
-        assert_eq!(c.name, "C");
-        assert!(!typer.is_type_name(&Expr::Name("b".into(), Default::default())));
-        assert!(typer.is_type_name(&Expr::Name("B".into(), Default::default())));
     }
 
     #[test]
@@ -353,42 +338,50 @@ mod tests {
              class A { void m() { Order.builder().key(\"k\").withDefaults().build(); \
                Plain.builder(); } }",
         );
+        with_typer(&p, &HashMap::new(), |typer, body| {
+            let name_of = |e: &Expr| match typer.type_of(e) {
+                Some(TypeRef::Project(c)) => p.class(c).name.clone(),
+                other => format!("{other:?}"),
+            };
+            let Stmt::Expr(Expr::Call(build)) = &body[0] else {
+                panic!("a call statement")
+            };
+            // `build()` gives the class, every step before it the builder.
+            assert_eq!(name_of(&body_expr(&body[0])), "Order");
+            let mut cur = build.recv.as_ref().expect("receiver");
+            while let Expr::Call(c) = cur {
+                assert_eq!(name_of(cur), "OrderBuilder", "{}", c.name);
+                match c.recv.as_ref() {
+                    Some(r @ Expr::Call(_)) => cur = r,
+                    _ => break,
+                }
+            }
+            // A class without a nested `PlainBuilder` has no generated `builder()`.
+            assert_eq!(typer.type_of(&body_expr(&body[1])), None);
+        });
+    }
+
+    /// Runs `f` with a typer for the body of method `m` of `p`, its locals declared as `types`.
+    fn with_typer(
+        p: &Project,
+        types: &HashMap<String, String>,
+        f: impl FnOnce(&Typer<'_, '_, DeclaredSoFar<'_, '_>>, &Block),
+    ) {
         let m = p
             .all_methods()
             .find(|m| p.method(*m).name == "m")
             .expect("m");
         let body = p.method(m).body.as_ref().expect("body");
-        let types = HashMap::new();
-        let defs = Defs::new();
-        let locals = DeclaredSoFar {
-            types: &types,
-            defs: &defs,
-        };
+        let mut defs = Defs::new();
+        collect_defs(body, &mut defs);
+        let locals = DeclaredSoFar { types, defs: &defs };
         let typer = Typer {
-            project: &p,
+            project: p,
             factories: &NoFactories,
             class: p.class_of(m),
             locals: &locals,
         };
-        let name_of = |e: &Expr| match typer.type_of(e) {
-            Some(TypeRef::Project(c)) => p.class(c).name.clone(),
-            other => format!("{other:?}"),
-        };
-        let Stmt::Expr(Expr::Call(build)) = &body[0] else {
-            panic!("a call statement")
-        };
-        // `build()` gives the class, every step before it the builder.
-        assert_eq!(name_of(&body_expr(&body[0])), "Order");
-        let mut cur = build.recv.as_ref().expect("receiver");
-        while let Expr::Call(c) = cur {
-            assert_eq!(name_of(cur), "OrderBuilder", "{}", c.name);
-            match c.recv.as_ref() {
-                Some(r @ Expr::Call(_)) => cur = r,
-                _ => break,
-            }
-        }
-        // A class without a nested `PlainBuilder` has no generated `builder()`.
-        assert_eq!(typer.type_of(&body_expr(&body[1])), None);
+        f(&typer, body)
     }
 
     fn body_expr(s: &Stmt) -> Expr {
