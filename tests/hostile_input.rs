@@ -194,6 +194,55 @@ fn code_nested_past_the_depth_cap_is_reported_as_incomplete_in_every_format() {
     assert!(text.contains("incomplete"), "{text}");
 }
 
+/// A key that reaches its sink only after more summary rounds than a method may take (the key
+/// passed in the last of 300 parameters that a recursive method rotates by one on each call):
+/// the cycle is cut, and the cut is reported like the depth cap — in every format, and failing
+/// the run with `--fail-on-incomplete` — never silently.
+#[test]
+fn a_cycle_cut_at_its_round_bound_is_reported_as_incomplete_in_every_format() {
+    let d = tempfile::tempdir().unwrap();
+    let n = 300;
+    let params: Vec<String> = (1..=n).map(|i| format!("String p{i}")).collect();
+    let rotated: Vec<String> = (2..=n).chain([1]).map(|i| format!("p{i}")).collect();
+    let mut args = vec!["\"x\"".to_string(); n - 1];
+    args.push("UUID.randomUUID().toString()".into());
+    let src = format!(
+        "package shop;\nimport java.util.UUID;\n\
+         import org.springframework.retry.annotation.Retryable;\n\
+         import com.stripe.net.RequestOptions;\n\
+         public class Rotate {{\n    @Retryable\n    public void pay() {{ step({}, 0); }}\n\
+             void step({}, int d) {{\n\
+                 if (d > 100) {{ RequestOptions.builder().setIdempotencyKey(p1).build(); return; }}\n\
+                 step({}, d + 1);\n    }}\n}}\n",
+        args.join(", "),
+        params.join(", "),
+        rotated.join(", ")
+    );
+    std::fs::write(d.path().join("Rotate.java"), src).unwrap();
+    let v = json(d.path(), &[]);
+    let cut = errors_of_kind(&v, "incomplete");
+    assert_eq!(cut.len(), 1, "{v}");
+    assert_eq!(cut[0]["path"], "Rotate.java");
+    let says = |t: &str| t.contains("did not converge") && t.contains("`step`");
+    assert!(says(cut[0]["message"].as_str().unwrap()), "{v}");
+    assert_eq!(v["summary"]["incomplete"], 1, "{v}");
+
+    let out = retrylint(d.path())
+        .args(["--format", "sarif", "--fail-on-incomplete", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let inv = &s["runs"][0]["invocations"][0];
+    assert_eq!(inv["properties"]["incomplete"], 1, "{s}");
+    let note = inv["toolExecutionNotifications"][0]["message"]["text"].as_str();
+    assert!(says(note.unwrap()), "{s}");
+    let out = retrylint(d.path()).arg(".").output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(says(&text) && text.contains("incomplete"), "{text}");
+}
+
 #[test]
 fn shallow_code_reports_no_depth_cut() {
     let v = scan_one(
