@@ -89,6 +89,10 @@ pub struct Finding {
     /// The code flow, in execution order from the per-attempt value (or the region) to the sink
     /// or side effect: every call on the path, each with what it does (SARIF `codeFlows`).
     pub steps: Vec<Related>,
+    /// Code the finding's reason was read from that none of its shown locations covers (the
+    /// body of a retried method that catches everything): not reported, but a finding that
+    /// reads code tree-sitter could not parse is dropped like one that shows it.
+    pub reads: Vec<(String, Span)>,
     /// The catalogue rows that made it (not part of the fingerprint).
     pub rows: Rows,
     /// Stable across unrelated edits: rule, file, method and the normalized source line.
@@ -139,6 +143,7 @@ impl Finding {
             sinks: Vec::new(),
             regions: Vec::new(),
             steps: Vec::new(),
+            reads: Vec::new(),
             rows: Rows::default(),
             fingerprint: String::new(),
         }

@@ -3,7 +3,10 @@
 //! nest the methods after an unclosed `try` into the one before it, and so attribute their code
 //! to the wrong method's retry annotation: the part of a file that can be trusted is each
 //! method whose declaration holds no ERROR or MISSING node (and, outside methods, the code that
-//! is not one).
+//! is not one). A method's annotations and modifiers are trusted when nothing before them in
+//! the declaration was recovered: a broken body changes neither them nor the method they are
+//! on, so a retry annotation that is dead for a reason of its own (its framework not enabled,
+//! a private method) is still reported.
 
 use super::{Finding, Related};
 use crate::java::ir::Span;
@@ -29,60 +32,79 @@ fn recovered(project: &Project, file: u32, span: Span) -> bool {
         .iter()
         .filter(|m| m.span.start <= span.start && span.end <= m.span.end)
         .min_by_key(|m| m.span.end - m.span.start);
-    overlaps(method.map_or(span, |m| m.span))
+    match method {
+        // In its declaration, up to the name (annotations, modifiers): only what precedes it
+        // in the declaration can have been misread; what recovery did to the body after it
+        // changes neither the annotation nor the method it is on.
+        Some(m) if span.end <= m.name_span.end => overlaps(Span {
+            start: m.span.start,
+            end: span.end,
+        }),
+        Some(m) => overlaps(m.span),
+        None => overlaps(span),
+    }
 }
 
-/// Does finding `f` depend on an error-recovered part of a file?
-pub fn through_recovered(project: &Project, files: &HashMap<&str, u32>, f: &Finding) -> bool {
-    let at = |path: &str, span: Span| {
-        files
-            .get(path)
-            .is_some_and(|i| recovered(project, *i, span))
-    };
-    at(&f.path, f.span)
-        || f.via
+/// The error-recovered parts of a project's files, looked up by a finding's shown paths.
+pub struct Recovered<'p> {
+    project: &'p Project,
+    /// Each file that has a recovered part, by its shown path.
+    files: HashMap<&'p str, u32>,
+}
+
+impl<'p> Recovered<'p> {
+    pub fn new(project: &'p Project) -> Self {
+        let files = project
+            .files
             .iter()
-            .chain(&f.sinks)
-            .chain(&f.regions)
-            .chain(&f.steps)
-            .any(|r: &Related| at(&r.path, r.span))
+            .enumerate()
+            .filter(|(_, f)| !f.facts.recovered.is_empty())
+            .map(|(i, f)| (f.path.as_str(), i as u32))
+            .collect();
+        Recovered { project, files }
+    }
+
+    /// The first of `f`'s places (its own, then `via`, sinks, regions, steps and what it read)
+    /// that lies in an error-recovered part of a file, by path.
+    fn first_place<'f>(&self, f: &'f Finding) -> Option<&'f str> {
+        if self.files.is_empty() {
+            return None;
+        }
+        std::iter::once((&f.path, f.span))
+            .chain(
+                f.via
+                    .iter()
+                    .chain(&f.sinks)
+                    .chain(&f.regions)
+                    .chain(&f.steps)
+                    .map(|r: &Related| (&r.path, r.span))
+                    .chain(f.reads.iter().map(|(path, span)| (path, *span))),
+            )
+            .find(|(path, span)| {
+                self.files
+                    .get(path.as_str())
+                    .is_some_and(|i| recovered(self.project, *i, *span))
+            })
+            .map(|(path, _)| path.as_str())
+    }
+
+    /// Does finding `f` depend on an error-recovered part of a file?
+    pub fn holds(&self, f: &Finding) -> bool {
+        self.first_place(f).is_some()
+    }
 }
 
 /// Drops the findings that depend on an error-recovered part of a file; returns how many were
 /// dropped in each file (by its shown path) that holds the recovered part.
 pub fn drop_recovered(project: &Project, findings: &mut Vec<Finding>) -> BTreeMap<String, usize> {
     let mut dropped: BTreeMap<String, usize> = BTreeMap::new();
-    if project.files.iter().all(|f| f.facts.recovered.is_empty()) {
-        return dropped;
-    }
-    let files: HashMap<&str, u32> = project
-        .files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.path.as_str(), i as u32))
-        .collect();
-    findings.retain(|f| {
-        if !through_recovered(project, &files, f) {
-            return true;
+    let recovered = Recovered::new(project);
+    findings.retain(|f| match recovered.first_place(f) {
+        Some(path) => {
+            *dropped.entry(path.to_string()).or_default() += 1;
+            false
         }
-        let places = std::iter::once((&f.path, f.span)).chain(
-            f.via
-                .iter()
-                .chain(&f.sinks)
-                .chain(&f.regions)
-                .chain(&f.steps)
-                .map(|r| (&r.path, r.span)),
-        );
-        for (path, span) in places {
-            if files
-                .get(path.as_str())
-                .is_some_and(|i| recovered(project, *i, span))
-            {
-                *dropped.entry(path.clone()).or_default() += 1;
-                break;
-            }
-        }
-        false
+        None => true,
     });
     dropped
 }
@@ -136,5 +158,44 @@ mod tests {
         let r = report(&retried_preview);
         assert_eq!(r.findings.len(), 1, "{:?}", r.errors);
         assert_eq!(r.summary.files_with_syntax_errors, 1);
+    }
+
+    #[test]
+    fn a_retry_dead_for_a_reason_of_its_declaration_is_reported_whatever_its_body() {
+        // A private method is never proxied, whatever tree-sitter made of its unclosed `try`.
+        let java = format!(
+            "{HEAD}    @Retryable\n    private void settle() {{\n        try {{\n            send();\n        }} catch (RuntimeException e) {{\n            throw e;\n    }}\n    void send() {{}}\n}}\n"
+        );
+        let r = report(&java);
+        assert_eq!(r.summary.files_with_syntax_errors, 1, "{:?}", r.errors);
+        let rules: Vec<&str> = r.findings.iter().map(|f| f.rule.id).collect();
+        assert_eq!(rules, ["RL006"], "{:?}", r.findings);
+        assert!(
+            r.findings[0].message.contains("private"),
+            "{}",
+            r.findings[0].message
+        );
+    }
+
+    #[test]
+    fn a_retry_dead_for_what_its_body_does_is_not_reported_when_the_body_is_broken() {
+        // The body seems to catch everything, but the statement before the `try` is broken.
+        let catches_all = |first: &str| {
+            format!(
+                "{HEAD}    @Retryable\n    public void settle() {{\n        {first}\n        try {{\n            send();\n        }} catch (Exception e) {{\n            System.out.println(e);\n        }}\n    }}\n    void send() {{}}\n}}\n"
+            )
+        };
+        let whole = report(&catches_all("int attempts = 0;"));
+        let rules: Vec<&str> = whole.findings.iter().map(|f| f.rule.id).collect();
+        assert_eq!(rules, ["RL006"], "{:?}", whole.errors);
+        let broken = report(&catches_all("int attempts = ;"));
+        assert!(broken.findings.is_empty(), "{:?}", broken.findings);
+        assert!(
+            broken.errors[0]
+                .message
+                .contains("1 finding through the methods around them"),
+            "{}",
+            broken.errors[0].message
+        );
     }
 }

@@ -163,6 +163,7 @@ fn diagnostic(rule: &'static Rule, d: &Directive, message: String) -> Finding {
         sinks: Vec::new(),
         regions: Vec::new(),
         steps: Vec::new(),
+        reads: Vec::new(),
         rows: Default::default(),
         fingerprint: String::new(),
     }

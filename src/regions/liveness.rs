@@ -57,6 +57,12 @@ pub enum Dead {
 }
 
 impl Dead {
+    /// Is the reason read from method bodies (a body that catches everything, the calls on
+    /// `this`), not only from the annotation, the declaration and the application's setup?
+    pub fn reads_bodies(&self) -> bool {
+        matches!(self, Dead::CatchesAll { .. } | Dead::SelfInvoked { .. })
+    }
+
     /// Why the retry cannot fire, as a clause of a sentence.
     pub fn reason(&self) -> String {
         match self {

@@ -85,6 +85,22 @@ declare_rule! {
     /// Payout sendPayout(String account, long amount) { … }
     /// ```
     ///
+    /// ## When it is silent: code tree-sitter could not parse
+    /// A retry dead for what its body does (a `try` that catches everything, calls only on
+    /// `this`) is not reported when the annotated method's code holds a syntax error: error
+    /// recovery may have made the body look like that. A reason read from the annotation, the
+    /// declaration or the application's setup (the framework not enabled, a private method, a
+    /// fallback, one attempt) is reported whatever the body, and the findings the message
+    /// names leave out those through code tree-sitter could not parse:
+    /// ```java
+    /// @Retryable                                 // RL006: never fires, the method is private
+    /// private void settle(Payout p) {
+    ///     try {
+    ///         gateway.send(p);
+    ///                                            // the `try` is never closed
+    /// }
+    /// ```
+    ///
     /// ## How to fix
     /// Make the retry real, or delete it: enable the framework in the application
     /// (`@EnableRetry` on a `@Configuration` class), make the method public and call it through
@@ -133,10 +149,13 @@ fn check(cx: &Context) -> Vec<Finding> {
         flows: cx.flows,
         graph: cx.graph,
     };
+    // Those through code tree-sitter could not parse are not named, as they are not reported.
+    let recovered = crate::findings::recovery::Recovered::new(project);
     let latent: Vec<Finding> = super::LATENT_CHECKS
         .iter()
         .filter_map(|c| *c)
         .flat_map(|c| c(&latent_cx))
+        .filter(|l| !recovered.holds(l))
         .collect();
     // An annotation on a class is dead only where it is dead for every method it covers.
     let live_at: std::collections::BTreeSet<(u32, Span)> = cx
@@ -168,6 +187,16 @@ fn check(cx: &Context) -> Vec<Finding> {
                 owners.len() - 1
             )
         };
+        if dead.reads_bodies() {
+            // Read from the bodies: not reported when the annotated method's code is broken.
+            for part in &r.parts {
+                let (crate::regions::Part::Whole(m) | crate::regions::Part::Scopes(m, _)) = part;
+                f.reads.push((
+                    project.files[m.0 as usize].path.clone(),
+                    project.method(*m).span,
+                ));
+            }
+        }
         f.message = format!(
             "{what} is never retried: {}; {}",
             dead.reason(),
