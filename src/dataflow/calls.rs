@@ -200,12 +200,16 @@ impl Cx<'_> {
         }
 
         // A read from storage returns what was stored, whatever bounds the query (SPEC 6).
-        if self.model.stored_read(&CallSite::call(self, c)) {
+        // One site for both questions: its receiver's type is worked out once.
+        let site = CallSite::call(self, c);
+        if self.model.stored_read(&site) {
             return Taint::new();
         }
+        let returned = self.model.returned_argument(&site);
+        drop(site);
         // A call that returns its argument itself (`repository.save(entity)`): the same object,
         // each field holding what it held.
-        if let Some(i) = self.model.returned_argument(&CallSite::call(self, c))
+        if let Some(i) = returned
             && let (Some(a), Some(t)) = (c.args.get(i), args.get(i))
         {
             if let Some(shape) = self.shape_of(a) {

@@ -19,6 +19,10 @@ pub(super) struct CallSite<'a, 'p> {
     form: OnceCell<Form>,
     /// The receiver's type: `None` when there is none or it cannot be told.
     recv: OnceCell<Option<TypeRef>>,
+    /// The `extends`/`implements` clauses of a project receiver's class and of its project
+    /// supertypes, resolved once: a catalogue row asks [`Site::receiver_inherits`] for each of
+    /// its classes (seventeen Spring Data repositories for every `get*` call).
+    declared_supers: OnceCell<Vec<TypeRef>>,
 }
 
 impl<'a, 'p> CallSite<'a, 'p> {
@@ -28,6 +32,7 @@ impl<'a, 'p> CallSite<'a, 'p> {
             what,
             form: OnceCell::new(),
             recv: OnceCell::new(),
+            declared_supers: OnceCell::new(),
         }
     }
 
@@ -122,14 +127,20 @@ impl Site for CallSite<'_, '_> {
         let TypeRef::Project(c) = t else {
             return false;
         };
-        std::iter::once(*c)
-            .chain(p.supertypes_of(*c).iter().copied())
-            .any(|k| {
-                p.class(k).supertypes.iter().any(|s| {
-                    let ty = p.resolve_type(k.0, Some(k.1 as usize), s);
-                    p.type_is(&ty, class)
-                })
+        self.declared_supers
+            .get_or_init(|| {
+                std::iter::once(*c)
+                    .chain(p.supertypes_of(*c).iter().copied())
+                    .flat_map(|k| {
+                        p.class(k)
+                            .supertypes
+                            .iter()
+                            .map(move |s| p.resolve_type(k.0, Some(k.1 as usize), s))
+                    })
+                    .collect()
             })
+            .iter()
+            .any(|ty| p.type_is(ty, class))
     }
 
     fn arg_text(&self, i: usize) -> Option<String> {
