@@ -388,8 +388,11 @@ impl Cx<'_> {
             c.scope,
             row_write,
         );
-        self.key_writes
-            .push((self.out.effects.len() - 1, t.clone()));
+        self.key_writes.push((
+            self.out.effects.len() - 1,
+            t.clone(),
+            self.returned_calls.contains(&c.span),
+        ));
         self.sink(
             t,
             SinkRef {
@@ -417,6 +420,7 @@ impl Cx<'_> {
     ) -> Taint {
         let mut result = Taint::new();
         let mut hits_effects: Vec<(Span, String, String, bool)> = Vec::new();
+        let mut handed_back: Vec<(String, String, Taint)> = Vec::new();
         let mut shape_out: Option<Shape> = None;
         let sums = self.sums;
         let facts = self.arg_facts(&c.args);
@@ -462,6 +466,31 @@ impl Cx<'_> {
             }
             if s.ret_keyed {
                 result.insert(Origin::Keyed);
+            }
+            for p in &s.ret_key_params {
+                let (idx, part) = match p {
+                    ParamPath::Whole(i) => (*i as usize, None),
+                    ParamPath::Field(i, f) => (*i as usize, Some(f)),
+                };
+                let Some(a) = args.get(idx) else { continue };
+                let t = match part {
+                    Some(f) => self.field_path_of(c.args.get(idx), a, f),
+                    None => a.clone(),
+                };
+                let (label, row) = match s.param_sinks.get(p) {
+                    Some(sink) => (
+                        format!(
+                            "the key set by `{}` in what `{}` returns",
+                            sink.label, c.name
+                        ),
+                        sink.row.clone(),
+                    ),
+                    None => (
+                        format!("the key in what `{}` returns", c.name),
+                        String::new(),
+                    ),
+                };
+                handed_back.push((label, row, t));
             }
             self.project_sends(*m, args, &mut result);
             self.note_callee_store_keys(s, args);
@@ -576,6 +605,18 @@ impl Cx<'_> {
         hits_effects.dedup();
         for (span, label, row, own) in hits_effects {
             self.effect(EffectKind::KeySink, span, label, row, c.scope, own);
+        }
+        // A key the callee copies from an argument into what it returns is written here, into
+        // what this method does with the result: the caller's use of it decides.
+        handed_back.sort();
+        handed_back.dedup();
+        for (label, row, t) in handed_back {
+            self.effect(EffectKind::KeySink, here.span, label, row, c.scope, false);
+            self.key_writes.push((
+                self.out.effects.len() - 1,
+                t,
+                self.returned_calls.contains(&c.span),
+            ));
         }
         result
     }

@@ -49,6 +49,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         keep_cond: false,
         param_runs: BTreeMap::new(),
         key_writes: Vec::new(),
+        returned_calls: Vec::new(),
         keyed_saved: false,
         conds: Vec::new(),
         assigned_params: HashSet::new(),
@@ -215,8 +216,13 @@ pub(super) struct Cx<'p> {
     /// Parameters called as functions (`handler.accept(…)`), and whether every such call ran
     /// under a cluster-wide guard.
     pub(super) param_runs: BTreeMap<u16, bool>,
-    /// Key sinks met in this method (the index of their effect) and the value written there.
-    pub(super) key_writes: Vec<(usize, Taint)>,
+    /// Key sinks met in this method (the index of their effect), the value written there, and
+    /// whether the write is part of the expression the method returns.
+    pub(super) key_writes: Vec<(usize, Taint, bool)>,
+    /// The calls whose value a `return` of the method itself (not of a lambda) being evaluated
+    /// returns: the call it returns and its receivers (a builder chain), in every arm of a
+    /// ternary — not their arguments.
+    pub(super) returned_calls: Vec<Span>,
     /// A value that went through a key sink is saved (`repository.save(record)`).
     pub(super) keyed_saved: bool,
     /// The tests on parameters that the code being interpreted runs under (see `conds`).
@@ -487,6 +493,7 @@ impl<'p> Cx<'p> {
             scope,
             guarded: self.guarded,
             own_key,
+            handed_back: false,
         });
     }
 

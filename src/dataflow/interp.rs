@@ -103,7 +103,14 @@ impl Cx<'_> {
             }
             Stmt::Return(e, _) => {
                 if let Some(e) = e {
+                    let chain = if self.lambda_rets.is_empty() {
+                        returned_calls(e)
+                    } else {
+                        Vec::new()
+                    };
+                    let outer = std::mem::replace(&mut self.returned_calls, chain);
                     let mut t = self.eval(e);
+                    self.returned_calls = outer;
                     // Returned only where a lock or claim allowed it (`if (claimed == 0)
                     // return null; return op;`): the caller can tell whether it won.
                     if self.guarded && self.lambda_rets.is_empty() {
@@ -194,4 +201,28 @@ impl Cx<'_> {
             self.conds.push(n);
         }
     }
+}
+
+/// The calls whose value `e` is: the call itself and its receivers down a fluent chain
+/// (`Result.builder().idempotencyKey(k).build()`), in both arms of a ternary — not the calls in
+/// their arguments, whose values go into another object (`Charge.create(params, options(k))`).
+fn returned_calls(e: &Expr) -> Vec<Span> {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e.peel() {
+            Expr::Call(c) => {
+                out.push(c.span);
+                if let Some(r) = &c.recv {
+                    stack.push(r);
+                }
+            }
+            Expr::Ternary(_, a, b, _) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            _ => {}
+        }
+    }
+    out
 }

@@ -1,11 +1,13 @@
 //! Cluster-wide guards: calls and queries that say whether this instance holds a lock, and
 //! claims that take items off a shared queue (each item goes to one consumer).
 
+use super::ParamPath;
 use super::cx::*;
 use super::place::{Origin, Taint};
 use super::site::CallSite;
 use crate::java::ir::*;
 use crate::semantic::TypeRef;
+use std::collections::BTreeSet;
 
 impl Cx<'_> {
     /// Does the call answer whether this instance holds a cluster-wide lock?
@@ -133,25 +135,58 @@ impl Cx<'_> {
     /// saves or the result it hands back (`repository.save(Record.builder().idempotencyKey(key)
     /// …)`, `return Result.builder().idempotencyKey(key).build()` after `findBy…(key)`): the key
     /// names the store's own record. Only where the method saves or returns a keyed value and
-    /// the key is made of its own-store parameters.
+    /// the key is made of its own-store parameters, of what it read from storage or its own
+    /// fields (the record it found, its cache) — in a method that looks its store up by a key
+    /// parameter — or of fresh values (which RL005 still counts where they are new on every run).
+    ///
+    /// A key the method only copies from its parameters into the object it returns
+    /// (`Result.builder().idempotencyKey(record.getIdempotencyKey())`) is handed back: where it
+    /// goes is the caller's to tell, so it is no key sink here, and each call of the method is
+    /// a key write of what the caller passes (`Summary::ret_key_params`).
     pub(super) fn mark_own_record_keys(&mut self) {
         if !self.out.summary.ret_keyed && !self.keyed_saved {
             return;
         }
         let own = &self.out.summary.store_key_params;
-        for (i, t) in std::mem::take(&mut self.key_writes) {
-            let of_store = t
-                .iter()
-                .any(|o| matches!(o, Origin::Param(_) | Origin::ParamField(..)))
-                && t.iter().all(|o| match o {
-                    Origin::Param(p) | Origin::ParamField(p, _) => own.contains(p),
-                    Origin::Fresh(_) | Origin::Keyed => true,
-                    _ => false,
-                });
-            if of_store && let Some(e) = self.out.effects.get_mut(i) {
+        let mut handed_back = BTreeSet::new();
+        for (i, t, returned) in std::mem::take(&mut self.key_writes) {
+            let is_param = |o: &Origin| matches!(o, Origin::Param(_) | Origin::ParamField(..));
+            let own_or_fresh = |o: &Origin| match o {
+                Origin::Param(p) | Origin::ParamField(p, _) => own.contains(p),
+                Origin::Fresh(_) | Origin::Keyed => true,
+                _ => false,
+            };
+            // The key it looked up or claimed under, saved or handed back.
+            let of_store = t.iter().any(is_param) && t.iter().all(own_or_fresh);
+            // The result of a lookup by key: what it looked up, found in storage or in its own
+            // state (a cache field) — the key of the record it found.
+            let found = returned
+                && !own.is_empty()
+                && t.iter()
+                    .all(|o| own_or_fresh(o) || matches!(o, Origin::Field(_)));
+            let of_store = of_store || found;
+            // Copied from the parameters into what it returns: handed back to the caller.
+            let copied = returned && !t.is_empty() && t.iter().all(is_param);
+            if !of_store && !copied {
+                continue;
+            }
+            let Some(e) = self.out.effects.get_mut(i) else {
+                continue;
+            };
+            if of_store {
                 e.own_key = true;
+                continue;
+            }
+            e.handed_back = true;
+            for o in &t {
+                match o {
+                    Origin::Param(p) => handed_back.insert(ParamPath::Whole(*p)),
+                    Origin::ParamField(p, f) => handed_back.insert(ParamPath::Field(*p, f.clone())),
+                    _ => false,
+                };
             }
         }
+        self.out.summary.ret_key_params.extend(handed_back);
     }
 
     /// Is a claim keyed by these parameters given a key made anew on each run?

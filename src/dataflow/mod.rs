@@ -107,6 +107,10 @@ pub struct Summary {
     /// storage read's (`repository.findByIdempotencyKey(key)`), not a key sent to another
     /// system. RL005 counts such a key only where it is new on every run.
     pub store_key_params: BTreeSet<u16>,
+    /// The parts of parameters the method copies into the key of the object it returns
+    /// (`Result.builder().idempotencyKey(record.getIdempotencyKey())`): it hands a key it was
+    /// given back, and each caller's use of the result decides what the key is.
+    pub ret_key_params: BTreeSet<ParamPath>,
 }
 
 impl Summary {
@@ -147,6 +151,7 @@ impl Summary {
         self.ret_container |= other.ret_container;
         self.claim_params.extend(other.claim_params);
         self.store_key_params.extend(other.store_key_params);
+        self.ret_key_params.extend(other.ret_key_params);
         match (&mut self.ret_shape, other.ret_shape) {
             (Some(mine), Some(theirs)) => {
                 mine.map |= theirs.map;
@@ -340,6 +345,10 @@ pub struct Effect {
     /// A key sink that names a record of the application's own store (a claim or lookup key
     /// parameter of a project method, an entity's key field), not a key sent to another system.
     pub own_key: bool,
+    /// A key the method only copies from its parameters into what it returns: it is a key
+    /// sink at each call of the method, where the caller's use of the result decides
+    /// (`Summary::ret_key_params`), not here.
+    pub handed_back: bool,
 }
 
 /// Summaries of the methods analysed so far; every other method has the empty summary.

@@ -272,7 +272,8 @@ fn check(cx: &Context) -> Vec<Finding> {
                     let mm = project.method(*m);
                     let Some(f) = cx.flows.get(m) else { continue };
                     for e in &f.effects {
-                        if !e.guarded && regions::scope_within(mm, e.scope, roots) {
+                        if !e.guarded && !e.handed_back && regions::scope_within(mm, e.scope, roots)
+                        {
                             reached.push((*m, e));
                         }
                     }
@@ -290,7 +291,12 @@ fn check(cx: &Context) -> Vec<Finding> {
         }
         while let Some(m) = stack.pop() {
             let Some(f) = cx.flows.get(&m) else { continue };
-            reached.extend(f.effects.iter().filter(|e| !e.guarded).map(|e| (m, e)));
+            reached.extend(
+                f.effects
+                    .iter()
+                    .filter(|e| !e.guarded && !e.handed_back)
+                    .map(|e| (m, e)),
+            );
             for (_, callee) in &f.unguarded_calls {
                 let lock_applies = locked(*callee) && !f.self_calls.contains(callee);
                 if !lock_applies && seen.insert(*callee) {
