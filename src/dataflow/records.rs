@@ -227,24 +227,19 @@ impl Cx<'_> {
         let is_lit = |e: &Expr, v: &str| matches!(e.peel(), Expr::Lit(t, _) if t == v);
         for (i, s) in body.iter().enumerate() {
             let last = i + 1 == body.len();
-            match s {
+            let ok = match s {
                 Stmt::If {
                     cond,
                     then,
                     els: None,
                 } if matches!(then.last(), Some(Stmt::Return(Some(e), _)) if is_lit(e, "true")) => {
-                    if then[..then.len() - 1].iter().any(has_return) || !found_in(cond, &mut stores)
-                    {
-                        return None;
-                    }
+                    !then[..then.len() - 1].iter().any(has_return) && found_in(cond, &mut stores)
                 }
-                Stmt::Return(Some(e), _) if last => {
-                    if !is_lit(e, "false") && !found_in(e, &mut stores) {
-                        return None;
-                    }
-                }
-                s if has_return(s) => return None,
-                _ => {}
+                Stmt::Return(Some(e), _) if last => is_lit(e, "false") || found_in(e, &mut stores),
+                s => !has_return(s),
+            };
+            if !ok {
+                return None;
             }
         }
         (!stores.is_empty()).then_some(stores)
