@@ -202,11 +202,17 @@ impl Cx<'_> {
         // A read from storage returns what was stored, whatever bounds the query (SPEC 6).
         // One site for both questions: its receiver's type is worked out once.
         let site = CallSite::call(self, c);
-        if self.model.stored_read(&site) {
+        let stored = self.model.stored_read(&site);
+        let returned = if stored {
+            None
+        } else {
+            self.model.returned_argument(&site)
+        };
+        drop(site);
+        if stored {
+            self.note_lookup(c, &args, &BTreeSet::new());
             return Taint::new();
         }
-        let returned = self.model.returned_argument(&site);
-        drop(site);
         // A call that returns its argument itself (`repository.save(entity)`): the same object,
         // each field holding what it held.
         if let Some(i) = returned
@@ -349,6 +355,11 @@ impl Cx<'_> {
         }
         // Persisting an entity makes its generate-once values durable, when the save survives
         // a failed attempt.
+        if self.model.is_persist(&c.name) {
+            // Whether a transaction open around it rolls it back is the region's to tell.
+            let apart = self.commits_apart(c);
+            self.note_save(c, apart);
+        }
         if self.model.is_persist(&c.name) && self.save_outlives_attempt(c) {
             for a in &c.args {
                 if let Some(p) = self.place_of(a) {
@@ -402,6 +413,7 @@ impl Cx<'_> {
                 row,
                 row_write,
                 when: Vec::new(),
+                after_saves: BTreeMap::new(),
             },
             c.scope,
             c.span,
@@ -601,6 +613,19 @@ impl Cx<'_> {
         if let Some(shape) = shape_out {
             self.shapes.insert(c.span, shape);
         }
+        // A check of the own store, and the records the callee saved on its way.
+        let found: BTreeSet<String> = targets
+            .iter()
+            .flat_map(|m| sums.of(*m).ret_found.iter().cloned())
+            .collect();
+        if !found.is_empty() && targets.iter().all(|m| !sums.of(*m).ret_found.is_empty()) {
+            self.note_lookup(c, args, &found);
+        }
+        if let [m] = targets {
+            // A call on `this` does not go through the proxy: its transaction does not apply.
+            let apart = !on_this && self.transaction_of(*m).is_some_and(|t| t.apart);
+            self.note_callee_saves(sums.of(*m), apart);
+        }
         hits_effects.sort();
         hits_effects.dedup();
         for (span, label, row, own) in hits_effects {
@@ -728,6 +753,7 @@ impl Cx<'_> {
                 row: sink.row.clone(),
                 row_write: sink.row_write,
                 when: Vec::new(),
+                after_saves: sink.after_saves.clone(),
             },
             _ => sink.clone(),
         }

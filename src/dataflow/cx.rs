@@ -53,6 +53,11 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         keyed_saved: false,
         conds: Vec::new(),
         assigned_params: HashSet::new(),
+        saved: Vec::new(),
+        checks: Vec::new(),
+        reads: HashMap::new(),
+        read_locals: HashMap::new(),
+        exit_saves: None,
     };
     // A method that retries itself: the parameter its recursive call steps is its counter.
     let recursion = model.recursion_row().and_then(|row| {
@@ -74,8 +79,13 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         cx.env.insert(Place::local(&p.name), origin);
         cx.types.insert(p.name.clone(), p.ty.clone());
     }
+    let mut falls_off = false;
     if let Some(body) = &method.body {
-        cx.block(body);
+        // Statement by statement, not as a block: what holds at its end is the method's.
+        for s in body {
+            cx.stmt(s);
+        }
+        falls_off = !matches!(body.last(), Some(Stmt::Return(..) | Stmt::Throw(_)));
         cx.finish_fields();
     }
     cx.static_param_sinks();
@@ -126,6 +136,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         r
     });
     cx.mark_own_record_keys();
+    cx.note_record_summary(falls_off);
     cx.out.summary.guarded_params = cx
         .param_runs
         .iter()
@@ -229,6 +240,18 @@ pub(super) struct Cx<'p> {
     pub(super) conds: Vec<super::conds::Cond>,
     /// Parameters assigned somewhere seen so far: a test on them no longer tests the argument.
     pub(super) assigned_params: HashSet<String>,
+    /// Records saved so far on every path to here, committed (the store, and whether apart
+    /// from any caller's transaction); scoped like the blocks they are saved in.
+    pub(super) saved: Vec<(String, bool)>,
+    /// Checks of the application's own store that ended the attempt when it held a record
+    /// (`if (repo.existsByMessageId(id)) return;`), on every path to here; scoped by block.
+    pub(super) checks: Vec<super::records::ActiveCheck>,
+    /// Storage reads (and calls of project checks) by their span: what they look up by.
+    pub(super) reads: HashMap<Span, super::records::Lookup>,
+    /// Locals holding the result of a storage read (`Optional<T> seen = repo.findBy…(…)`).
+    pub(super) read_locals: HashMap<String, Span>,
+    /// Records saved on every `return` seen so far (`None`: no return yet).
+    pub(super) exit_saves: Option<BTreeMap<String, bool>>,
 }
 
 /// Steps (statements and expressions interpreted) one method may take: a pathological method is
@@ -419,12 +442,22 @@ impl<'p> Cx<'p> {
 
     pub(super) fn sink(&mut self, t: &Taint, mut sink: SinkRef, scope: ScopeId, at: Span) {
         sink.when = self.cur_conds();
+        // Records this method saved before the sink (before the call that reaches it).
+        for (k, apart) in &self.saved {
+            let into = sink.after_saves.entry(k.clone()).or_insert(*apart);
+            *into |= *apart;
+        }
+        let recorded = self.record_guard(&sink);
         // A parameter or field reaching sinks under different conditions reaches one under
         // either: the recorded sink becomes unconditional.
         fn record<K: Ord>(into: &mut BTreeMap<K, SinkRef>, k: K, sink: &SinkRef) {
             match into.get_mut(&k) {
-                Some(old) if old.when != sink.when => old.when.clear(),
-                Some(_) => {}
+                Some(old) => {
+                    if old.when != sink.when {
+                        old.when.clear();
+                    }
+                    old.after_saves = super::records::meet(&old.after_saves, &sink.after_saves);
+                }
                 None => {
                     into.insert(k, sink.clone());
                 }
@@ -438,6 +471,7 @@ impl<'p> Cx<'p> {
                     scope,
                     at,
                     when: sink.when.clone(),
+                    recorded: recorded.clone(),
                 }),
                 Origin::Param(p) => {
                     record(

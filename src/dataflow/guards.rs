@@ -321,7 +321,7 @@ impl Cx<'_> {
 
 impl Cx<'_> {
     /// The transaction method `m` runs in, by its annotation or its class's; `None` without one.
-    fn transaction_of(&self, m: crate::semantic::MethodId) -> Option<super::model::Tx> {
+    pub(super) fn transaction_of(&self, m: crate::semantic::MethodId) -> Option<super::model::Tx> {
         let class = self.project.class_of(m);
         let method = self.project.method(m);
         let of = |a: &Annotation| {
@@ -345,9 +345,12 @@ impl Cx<'_> {
     /// transaction of its own): a failure after it, at the sink, rolls the key back. A save
     /// through a method that commits apart (`REQUIRES_NEW`) outlives it.
     pub(super) fn save_outlives_attempt(&self, c: &Call) -> bool {
-        if !self.transaction_of(self.id).is_some_and(|t| t.inside) {
-            return true;
-        }
+        !self.transaction_of(self.id).is_some_and(|t| t.inside) || self.commits_apart(c)
+    }
+
+    /// Does call `c` run a project method that commits apart from its caller's transaction
+    /// (`REQUIRES_NEW`)?
+    pub(super) fn commits_apart(&self, c: &Call) -> bool {
         let recv = self.receiver_type(c.recv.as_ref());
         self.project
             .resolve_call(self.class, c, recv)

@@ -13,11 +13,16 @@ impl Cx<'_> {
         let guarded = self.guarded;
         // A test that ends in `return` guards the rest of this block only.
         let conds = self.conds.len();
+        // Saves and store checks hold for the rest of the block they are made in.
+        let saved = self.saved.len();
+        let checks = self.checks.len();
         for s in b {
             self.stmt(s);
         }
         self.guarded = guarded;
         self.conds.truncate(conds);
+        self.saved.truncate(saved);
+        self.checks.truncate(checks);
     }
 
     pub(super) fn stmt(&mut self, s: &Stmt) {
@@ -31,6 +36,7 @@ impl Cx<'_> {
                 self.decl_scope.insert(name.clone(), self.cur_scope);
                 let t = init.as_ref().map(|e| self.eval(e)).unwrap_or_default();
                 self.note_read(name, init.as_ref());
+                self.note_read_local(name, init.as_ref());
                 self.env.insert(Place::local(name), t);
                 self.object_fields(name, init.as_ref());
             }
@@ -122,10 +128,12 @@ impl Cx<'_> {
                             union(&mut self.ret, &t);
                             self.note_return_shape(e);
                             self.note_exit_fields();
+                            self.note_exit_saves();
                         }
                     }
                 } else if self.lambda_rets.is_empty() {
                     self.note_exit_fields();
+                    self.note_exit_saves();
                 }
             }
             Stmt::Throw(e) => {
@@ -199,6 +207,10 @@ impl Cx<'_> {
             && let Some(n) = negation
         {
             self.conds.push(n);
+        }
+        // `if (repo.existsByMessageId(id)) return;`: what follows runs only without a record.
+        if bails_out && els.is_none() {
+            self.note_exit_check(cond);
         }
     }
 }

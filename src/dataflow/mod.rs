@@ -22,6 +22,7 @@ pub mod model;
 mod model_tests;
 mod objects;
 mod place;
+mod records;
 mod sends;
 mod shapes;
 mod site;
@@ -54,6 +55,26 @@ pub struct SinkRef {
     /// (`if (level == CRITICAL) pager.trigger(alert)`): a caller whose arguments make one false
     /// does not reach it. Empty: unconditional.
     pub when: Vec<Cond>,
+    /// The stores (repositories, by type) a record was saved through, committed, before the
+    /// sink runs, on every path of the method that records it — and of its callers, before the
+    /// call (see `records`). `true`: the save commits apart from any transaction of the callers
+    /// (through a `REQUIRES_NEW` method).
+    pub after_saves: BTreeMap<String, bool>,
+}
+
+/// A sink that runs only after the message or request is on record, behind a check that ends
+/// the attempt when it is (SPEC 7.4, "an entity saved before the sink"): `if
+/// (repo.existsByMessageId(id)) return; repo.save(record(id)); pager.trigger(UUID…)`. A later
+/// attempt finds the record the first one committed and stops before the sink.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    /// Parameters of the method the check looks the record up by: the check holds only for a
+    /// region that passes them values that are the same on every attempt.
+    pub params: BTreeSet<u16>,
+    /// The save commits apart from any transaction of the callers (`REQUIRES_NEW`); otherwise
+    /// it holds only where no transaction is open around it (it would roll back with a failed
+    /// attempt).
+    pub apart: bool,
 }
 
 /// A per-attempt value as a summary remembers it: what it is and where it is evaluated.
@@ -111,6 +132,13 @@ pub struct Summary {
     /// (`Result.builder().idempotencyKey(record.getIdempotencyKey())`): it hands a key it was
     /// given back, and each caller's use of the result decides what the key is.
     pub ret_key_params: BTreeSet<ParamPath>,
+    /// The method returns `true` whenever one of these stores (repositories, by type) holds a
+    /// record for its arguments (`isDuplicate(topic, partition, offset)` returning
+    /// `repo.findBy…(…).isPresent()`): a check of the application's own store.
+    pub ret_found: BTreeSet<String>,
+    /// Stores a record is saved through, committed, on every normal return of the method
+    /// (`true`: apart from any caller's transaction).
+    pub saves: BTreeMap<String, bool>,
 }
 
 impl Summary {
@@ -152,6 +180,10 @@ impl Summary {
         self.claim_params.extend(other.claim_params);
         self.store_key_params.extend(other.store_key_params);
         self.ret_key_params.extend(other.ret_key_params);
+        self.ret_found.extend(other.ret_found);
+        for (k, apart) in other.saves {
+            *self.saves.entry(k).or_insert(apart) &= apart;
+        }
         match (&mut self.ret_shape, other.ret_shape) {
             (Some(mine), Some(theirs)) => {
                 mine.map |= theirs.map;
@@ -183,10 +215,12 @@ fn join_sinks<K: Ord>(into: &mut BTreeMap<K, SinkRef>, from: BTreeMap<K, SinkRef
                 } else {
                     Vec::new()
                 };
+                let saves = records::meet(&old.after_saves, &v.after_saves);
                 if v < *old {
                     *old = v;
                 }
                 old.when = when;
+                old.after_saves = saves;
             }
             None => {
                 into.insert(k, v);
@@ -275,6 +309,9 @@ pub struct Event {
     /// Conditions on the method's parameters under which the sink runs (with the source's own,
     /// [`SourceSite::when`], both must hold for the event). Empty: unconditional.
     pub when: Vec<Cond>,
+    /// The sink runs only after the operation is on record, behind a check that stops a later
+    /// attempt: stable where the check's parameters are (see [`Recorded`]).
+    pub recorded: Option<Recorded>,
 }
 
 #[derive(Default)]

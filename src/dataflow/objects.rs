@@ -9,7 +9,7 @@ use super::site::CallSite;
 use super::*;
 use crate::java::ir::*;
 use crate::semantic::{Loc, TypeRef};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 impl Cx<'_> {
     pub(super) fn eval_new(&mut self, n: &New) -> Taint {
@@ -64,6 +64,7 @@ impl Cx<'_> {
                         row,
                         row_write: matches!(self.resolve(&n.ty), crate::semantic::TypeRef::Project(k) if self.is_entity_class(k)),
                         when: Vec::new(),
+                        after_saves: BTreeMap::new(),
                     },
                     n.scope,
                     n.span,
@@ -242,6 +243,7 @@ impl Cx<'_> {
                         row: String::new(),
                         row_write,
                         when: Vec::new(),
+                        after_saves: BTreeMap::new(),
                     },
                 );
                 continue;
@@ -264,6 +266,7 @@ impl Cx<'_> {
                                 row: String::new(),
                                 row_write: false,
                                 when: Vec::new(),
+                                after_saves: BTreeMap::new(),
                             },
                         );
                     }

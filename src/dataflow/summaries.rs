@@ -294,6 +294,7 @@ mod tests {
             row: String::new(),
             row_write: false,
             when: Vec::new(),
+            after_saves: std::collections::BTreeMap::new(),
         }
     }
 

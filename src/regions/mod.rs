@@ -25,7 +25,7 @@ pub use registration::{
 };
 pub use retry_loops::{is_retry_loop, may_hold_region};
 pub use sent_through::enter_interceptors;
-pub use transactions::{leaves_transaction, own_transaction};
+pub use transactions::{in_transaction, leaves_transaction, own_transaction};
 
 use crate::java::ir::*;
 use crate::semantic::{CallGraph, Loc, MethodId, Project};

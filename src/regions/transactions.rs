@@ -42,6 +42,15 @@ pub fn leaves_transaction(project: &Project, row: &Outbox, m: MethodId) -> bool 
         .is_some_and(|p| row.separate.contains(&p))
 }
 
+/// Does method `m`, called through its proxy, run in a transaction (its annotation, else its
+/// class's, with a propagation that has one)? A save in it commits only with that transaction.
+pub fn in_transaction(project: &Project, cat: &Catalogue, m: MethodId) -> bool {
+    cat.guards.outbox.iter().any(|row| {
+        transaction_of(project, row, m)
+            .is_some_and(|p| !p.is_some_and(|p| row.without.contains(&p)))
+    })
+}
+
 /// The transaction annotation that applies to method `m` (its own, else its class's): `None`
 /// when there is none; `Some(propagation)` with the propagation's simple name when written.
 fn transaction_of(project: &Project, row: &Outbox, m: MethodId) -> Option<Option<String>> {

@@ -56,6 +56,10 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
             // region's calls fail (`key == null ? UUID… : key` called with a key).
             let when = reach::event_conds(src, ev);
             covering.retain(|i| reach::conditions_met(cx, *i, *id, &when));
+            // Behind a check of the own store that stops a later attempt (`records`).
+            if let Some(rec) = &ev.recorded {
+                covering.retain(|i| !super::recorded::holds(cx, *i, *id, rec));
+            }
             if ev.sink.row_write {
                 covering.retain(|i| !*outboxes.entry(*i).or_insert_with(|| outbox(cx, *i)));
             }

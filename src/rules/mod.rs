@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 mod key;
 mod reach;
+mod recorded;
 
 mod rl001;
 mod rl002;

@@ -67,18 +67,7 @@ pub(super) fn conditions_met(cx: &Context, i: usize, m: MethodId, when: &[flow::
     if when.is_empty() {
         return true;
     }
-    let callers = cx.callers.get_or_init(|| {
-        let mut callers: HashMap<MethodId, Vec<MethodId>> = HashMap::new();
-        for c in cx.graph.methods() {
-            for (_, callee) in cx.graph.edges(c) {
-                let v = callers.entry(*callee).or_default();
-                if v.last() != Some(&c) {
-                    v.push(c);
-                }
-            }
-        }
-        callers
-    });
+    let callers = callers(cx);
     let r = &cx.regions[i];
     let part_of = |x: MethodId| {
         r.parts.iter().any(|p| match p {
@@ -138,6 +127,22 @@ pub(super) fn conditions_met(cx: &Context, i: usize, m: MethodId, when: &[flow::
         false
     };
     when.iter().all(|c| may_hold(m, c))
+}
+
+/// The project methods that call each method (built once).
+pub(super) fn callers<'c>(cx: &'c Context) -> &'c HashMap<MethodId, Vec<MethodId>> {
+    cx.callers.get_or_init(|| {
+        let mut callers: HashMap<MethodId, Vec<MethodId>> = HashMap::new();
+        for c in cx.graph.methods() {
+            for (_, callee) in cx.graph.edges(c) {
+                let v = callers.entry(*callee).or_default();
+                if v.last() != Some(&c) {
+                    v.push(c);
+                }
+            }
+        }
+        callers
+    })
 }
 
 /// The chain of methods from a region's code to `target` (BFS over the call graph; with

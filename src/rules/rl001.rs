@@ -78,6 +78,33 @@ declare_rule! {
     /// the retry and the transaction (`@EnableRetry(order = …)`,
     /// `@EnableTransactionManagement(order = …)`, `resilience4j.retry.retry-aspect-order`).
     ///
+    /// ## When it is silent: the operation is on record before the key goes out
+    /// A region that first looks its own store up by values that are the same on every attempt
+    /// (the message's topic, partition and offset; the request's id) and ends the attempt
+    /// when a record is there, and that commits such a record before the sink, sends its key
+    /// once: a later attempt finds the record and stops before minting another key.
+    /// ```java
+    /// @KafkaListener(topics = "refunds.dlq")
+    /// public void onDeadLetter(String payload, @Header(RECEIVED_TOPIC) String topic,
+    ///         @Header(RECEIVED_PARTITION) int partition, @Header(OFFSET) long offset) {
+    ///     if (deadLetters.existsByTopicAndPartitionIdAndOffsetId(topic, partition, offset)) {
+    ///         return;
+    ///     }
+    ///     String incidentId = UUID.randomUUID().toString();   // silent
+    ///     deadLetters.save(new DeadLetter(topic, partition, offset, incidentId));
+    ///     pager.trigger("dlq-" + incidentId, payload);
+    /// }
+    /// ```
+    /// The check may be a project method that returns `true` when a record is found
+    /// (`isDuplicate(topic, partition, offset)`), and the save may come in a called method
+    /// before its sink. The record must be saved through the repository the check reads and
+    /// commit before the sink: by the repository itself where no transaction is open around
+    /// it (a `@Transactional` method called on `this` opens none), or through a
+    /// `REQUIRES_NEW` method. Still reported: a check by a value made in the attempt, a check
+    /// whose answer does not end the attempt, a record saved after the sink or in another
+    /// repository, and a save that joins a transaction of the attempt (a `@Transactional`
+    /// listener or retried method), which rolls back with it.
+    ///
     /// ## When it is silent: a fallback the region's calls never take
     /// A key minted only when the caller passes none (`key != null ? key : UUID…`, `if (key ==
     /// null) key = UUID…`) is new on every attempt for every request without a key — and for no

@@ -1,0 +1,110 @@
+//! Whether a sink behind a check of the application's own store holds for a region (SPEC 7.4,
+//! "an entity saved before the sink"): the check finds the record a failed attempt committed
+//! only when it looks it up by values the same on every attempt, and the record outlives the
+//! attempt only when no transaction open around its save rolls it back.
+
+use super::{Context, reach};
+use crate::dataflow as flow;
+use crate::regions::Part;
+use crate::semantic::MethodId;
+use std::collections::BTreeSet;
+
+/// Calls followed up from the checking method to the region's code.
+const MAX_DEPTH: usize = 8;
+
+/// Does the check of `rec`, in method `m`, stop every later attempt of region `i` before the
+/// sink?
+pub(super) fn holds(cx: &Context, i: usize, m: MethodId, rec: &flow::Recorded) -> bool {
+    rec.params.iter().all(|p| stable_param(cx, i, m, *p))
+        && (rec.apart || !transaction_around(cx, i))
+}
+
+/// Is the region's code itself method `m`?
+fn part_of(cx: &Context, i: usize, m: MethodId) -> bool {
+    cx.regions[i].parts.iter().any(|p| match p {
+        Part::Whole(y) | Part::Scopes(y, _) => *y == m,
+    })
+}
+
+/// Is parameter `p` of `m` the same on every attempt of region `i`: a parameter of the region's
+/// own method (SPEC 7.2), or one every call in the region passes a constant or such a parameter
+/// (or a property of one) to?
+fn stable_param(cx: &Context, i: usize, m: MethodId, p: u16) -> bool {
+    let callers = reach::callers(cx);
+    let mut seen: BTreeSet<(MethodId, u16)> = BTreeSet::new();
+    let mut work = vec![(m, p, 0usize)];
+    while let Some((m, p, depth)) = work.pop() {
+        if part_of(cx, i, m) {
+            continue;
+        }
+        if depth > MAX_DEPTH || cx.regions[i].entered.iter().any(|(x, _)| *x == m) {
+            return false;
+        }
+        let mut called = false;
+        let within = callers
+            .get(&m)
+            .into_iter()
+            .flatten()
+            .filter(|c| cx.reaches.contains(i, **c) || part_of(cx, i, **c));
+        for c in within {
+            let Some(f) = cx.flows.get(c) else {
+                return false;
+            };
+            let untaken = cx
+                .graph
+                .edges(*c)
+                .iter()
+                .any(|e| e.1 == m && f.calls.binary_search(e).is_err());
+            if untaken {
+                return false;
+            }
+            for (_, facts) in f.call_facts.iter().filter(|(callee, _)| *callee == m) {
+                called = true;
+                match facts.get(p as usize) {
+                    Some(flow::Fact::Const(_)) => {}
+                    Some(flow::Fact::Param(q)) => {
+                        if seen.insert((*c, q.param())) {
+                            work.push((*c, q.param(), depth + 1));
+                        }
+                    }
+                    _ => return false,
+                }
+            }
+        }
+        if !called {
+            return false;
+        }
+    }
+    true
+}
+
+/// May a transaction be open around the code of region `i`: the region's own method runs in one
+/// (the framework calls it through its proxy), or a method it reaches does and is called
+/// through a proxy (not on `this`)?
+fn transaction_around(cx: &Context, i: usize) -> bool {
+    let in_tx = |m: MethodId| crate::regions::in_transaction(cx.project, cx.cat, m);
+    let r = &cx.regions[i];
+    if r.parts
+        .iter()
+        .any(|p| matches!(p, Part::Whole(m) | Part::Scopes(m, _) if in_tx(*m)))
+    {
+        return true;
+    }
+    let callers = reach::callers(cx);
+    cx.reaches.methods(i).any(|m| {
+        if !in_tx(m) {
+            return false;
+        }
+        if part_of(cx, i, m) {
+            return true;
+        }
+        let mut within = callers
+            .get(&m)
+            .into_iter()
+            .flatten()
+            .filter(|c| cx.reaches.contains(i, **c) || part_of(cx, i, **c))
+            .peekable();
+        within.peek().is_none()
+            || within.any(|c| cx.flows.get(c).is_none_or(|f| !f.self_calls.contains(&m)))
+    })
+}
