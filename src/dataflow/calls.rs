@@ -291,6 +291,9 @@ impl Cx<'_> {
             && let Some(p) = self.place_of(mutated_root(r))
             && p.is_variable()
         {
+            if c.args.len() == 1 && ELEMENT_ADDERS.contains(&c.name.as_str()) {
+                self.add_element(&p, &c.args[0], &args[0]);
+            }
             self.assign_place(p, t.clone(), false, None);
         }
         t
@@ -767,6 +770,9 @@ pub(super) fn annotation_value(a: &Annotation) -> Option<&Expr> {
         .find(|(k, _)| k.is_none() || matches!(k.as_deref(), Some("value" | "name")))
         .map(|(_, v)| v)
 }
+
+/// Calls that add their one argument to a collection as an element (`items.add(item)`).
+const ELEMENT_ADDERS: &[&str] = &["add", "addFirst", "addLast", "offer", "push"];
 
 /// Calls that put their arguments into the receiver (`StringBuilder.append`, `List.add`).
 pub(super) fn is_mutator(name: &str) -> bool {

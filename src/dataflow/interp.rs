@@ -64,6 +64,10 @@ impl Cx<'_> {
                     }
                     self.types.insert(name.clone(), ty.clone());
                     self.env.insert(Place::local(name), t);
+                    // An element holds in its fields what the collection's elements hold there.
+                    if let Some(from) = self.place_of(coll).filter(Place::is_variable) {
+                        self.carry_parts(&from, &Place::local(name));
+                    }
                 }
                 for _ in 0..MAX_LOOP_PASSES {
                     let before = self.env.clone();

@@ -572,6 +572,42 @@ fn assigns_field_first_level(b: &Block, f: &str) -> bool {
 }
 
 impl Cx<'_> {
+    /// `coll.add(x)` on a collection held at a variable: the collection's parts are the parts
+    /// its elements share (`items.add(new Item(requestId, key))` makes `items#key` hold what
+    /// the elements' `key` holds), so a field read from an element (`for (Item i : items)
+    /// i.getKey()`) holds only what was written into that field of some element. A part holds,
+    /// for an element that does not list it, that element's whole value, and for the elements
+    /// added before it was first listed, the collection's whole value then: so it never holds
+    /// less than the whole collection did for that field.
+    pub(super) fn add_element(&mut self, coll: &Place, arg: &Expr, whole: &Taint) {
+        let before = self.env.get(coll).cloned().unwrap_or_default();
+        let fields = self
+            .shape_of(arg)
+            .filter(|s| !s.map)
+            .map(|s| s.fields)
+            .unwrap_or_default();
+        let parts: Vec<(String, Place)> = self
+            .env
+            .keys()
+            .filter_map(|k| match k {
+                Place::Prop(o, f) if **o == *coll => Some((f.clone(), k.clone())),
+                _ => None,
+            })
+            .collect();
+        for (f, place) in &parts {
+            let t = fields.get(f).unwrap_or(whole).clone();
+            union(self.env.entry(place.clone()).or_default(), &t);
+        }
+        for (f, t) in fields {
+            if parts.iter().any(|(g, _)| *g == f) {
+                continue;
+            }
+            let mut held = before.clone();
+            union(&mut held, &t);
+            self.env.insert(Place::prop(coll.clone(), &f), held);
+        }
+    }
+
     /// The object held at `from` is now also held at `to` (`step.setInputData(input)`,
     /// `Map<String, Object> input = step.getInputData()`): the parts written into it — entries
     /// under literal keys, properties — are parts of `to` too, in place of the parts `to` had.

@@ -76,7 +76,24 @@ pub fn summarize(
             }
         }
     }
+    debug_summaries(project, &sums, ids);
     (sums, unconverged)
+}
+
+/// With `RETRYLINT_DEBUG_SUMMARY=text`, the summaries of the methods whose `Class.method` name
+/// contains `text` go to standard error: to trace which hop of a flow across methods widens it.
+fn debug_summaries(project: &Project, sums: &Summaries, ids: &[MethodId]) {
+    let Some(want) = std::env::var_os("RETRYLINT_DEBUG_SUMMARY") else {
+        return;
+    };
+    let want = want.to_string_lossy();
+    for &id in ids {
+        let m = project.method(id);
+        let name = format!("{}.{}", project.class(project.class_of(id)).name, m.name);
+        if name.contains(want.as_ref()) {
+            eprintln!("summary {name}/{}: {:#?}", m.params.len(), sums.of(id));
+        }
+    }
 }
 
 /// Iterates the summaries of the recursive component `members` to a fixpoint: every member once,
