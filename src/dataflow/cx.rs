@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: MethodId) -> MethodFlow {
     let method = project.method(id);
     let mut defs = Defs::new();
-    if let Some(b) = &method.body {
+    if let Some(b) = method.body() {
         collect_defs(b, &mut defs);
     }
     let mut cx = Cx {
@@ -73,7 +73,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         cx.env.insert(Place::local(&p.name), origin);
         cx.types.insert(p.name.clone(), p.ty.clone());
     }
-    if let Some(body) = &method.body {
+    if let Some(body) = method.body() {
         cx.block(body);
         cx.finish_fields();
     }

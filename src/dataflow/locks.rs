@@ -189,7 +189,7 @@ impl Cx<'_> {
                             .is_some_and(|t| is_event(&t))
                     })
                 });
-            handles && method.body.as_ref().is_some_and(|b| sets_true(b, field))
+            handles && method.body().is_some_and(|b| sets_true(b, field))
         })
     }
 

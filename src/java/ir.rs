@@ -91,6 +91,19 @@ pub struct Method {
     pub throws: Vec<String>,
 }
 
+impl Method {
+    /// The method's body; `None` for an abstract, interface or native method. Every reader of a
+    /// body goes through here, so that bodies can be stored apart from the declarations.
+    pub fn body(&self) -> Option<&Block> {
+        self.body.as_ref()
+    }
+
+    /// Whether it has a body, without reading it.
+    pub fn has_body(&self) -> bool {
+        self.body.is_some()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClassKind {
     Class,

@@ -202,7 +202,7 @@ class Payments {
         let before = format!("{facts:?}");
         compact(&mut facts);
         assert_eq!(format!("{facts:?}"), before);
-        let body = facts.methods[0].body.as_ref().expect("a body");
+        let body = facts.methods[0].body().expect("a body");
         assert_eq!(body.capacity(), body.len());
         assert_eq!(facts.methods.capacity(), facts.methods.len());
     }

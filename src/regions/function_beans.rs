@@ -22,7 +22,7 @@ pub fn function_bean_regions(
     }
     for id in project.all_methods().filter(|m| wanted(m)) {
         let m = project.method(id);
-        let Some(body) = &m.body else { continue };
+        let Some(body) = m.body() else { continue };
         if m.annotations.is_empty() || m.ret.is_empty() {
             continue;
         }

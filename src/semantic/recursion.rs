@@ -21,7 +21,7 @@ pub fn retries_itself(m: &Method, on_failure: &dyn Fn(&str) -> bool) -> Option<R
     if m.is_ctor {
         return None;
     }
-    let body = m.body.as_ref()?;
+    let body = m.body()?;
     // Each node with whether it runs on the failure path: in a `catch`, or in a function
     // argument of an operator that runs only on failure.
     let mut stack: Vec<(Node, bool)> = body.iter().map(|s| (Node::Stmt(s), false)).collect();
