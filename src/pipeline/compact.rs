@@ -39,7 +39,10 @@ fn method(m: &mut Method) {
     m.scopes.shrink_to_fit();
     m.scopes.iter_mut().for_each(scope);
     m.throws.shrink_to_fit();
-    if let Some(b) = &mut m.body {
+    // A sealed body is held encoded, without spare room.
+    if !m.body.is_sealed()
+        && let Some(b) = m.body.get_mut()
+    {
         block(b);
     }
 }

@@ -197,8 +197,8 @@ impl Enablers {
                 for ci in 0..f.facts.classes.len() {
                     let c: ClassRef = (fi as u32, ci as u32);
                     for caller in project.methods_of(c) {
-                        if let Some(body) = project.method(*caller).body() {
-                            for (n, on_this, arity) in calls_in(body) {
+                        if let Some(body) = project.method(*caller).peek_body() {
+                            for (n, on_this, arity) in calls_in(&body) {
                                 index
                                     .entry(n.to_string())
                                     .or_default()
