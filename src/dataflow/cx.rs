@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: MethodId) -> MethodFlow {
     let method = project.method(id);
     let mut defs = Defs::new();
-    if let Some(b) = &method.body {
+    if let Some(b) = method.body() {
         collect_defs(b, &mut defs);
     }
     let mut cx = Cx {
@@ -80,7 +80,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         cx.types.insert(p.name.clone(), p.ty.clone());
     }
     let mut falls_off = false;
-    if let Some(body) = &method.body {
+    if let Some(body) = method.body() {
         // Statement by statement, not as a block: what holds at its end is the method's.
         for s in body {
             cx.stmt(s);

@@ -132,7 +132,7 @@ impl Cx<'_> {
             return None;
         };
         let callee = self.project.method(*m);
-        let body = callee.body.as_ref()?;
+        let body = callee.body()?;
         let [Stmt::Return(Some(e), _)] = body.as_slice() else {
             return None;
         };

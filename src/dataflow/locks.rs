@@ -214,19 +214,18 @@ impl Cx<'_> {
                 project.resolve_type(self.class.0, Some(self.class.1 as usize), written);
             events.iter().any(|e| project.type_is(&t, e))
         };
-        // The body first: resolving every parameter type of the class for each field read
-        // cost more than the rest of the check.
+        // The declaration first: a body read is decoded.
         project.methods_of(self.class).iter().any(|m| {
             let method = project.method(*m);
-            method.body.as_ref().is_some_and(|b| sets_true(b, field))
-                && (method.params.iter().any(|p| is_event(&p.ty))
-                    || method.annotations.iter().any(|a| {
-                        a.args.iter().any(|(_, v)| {
-                            v.dotted()
-                                .and_then(|d| d.strip_suffix(".class").map(str::to_string))
-                                .is_some_and(|t| is_event(&t))
-                        })
-                    }))
+            let handles = method.params.iter().any(|p| is_event(&p.ty))
+                || method.annotations.iter().any(|a| {
+                    a.args.iter().any(|(_, v)| {
+                        v.dotted()
+                            .and_then(|d| d.strip_suffix(".class").map(str::to_string))
+                            .is_some_and(|t| is_event(&t))
+                    })
+                });
+            handles && method.body().is_some_and(|b| sets_true(b, field))
         })
     }
 

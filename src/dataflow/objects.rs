@@ -115,7 +115,7 @@ impl Cx<'_> {
     /// property. A field that also holds anything else is not described here.
     pub(super) fn constructor_fields(&mut self) {
         let m = self.method;
-        if m.body.is_none() {
+        if !m.has_body() {
             if m.is_ctor {
                 for (i, p) in m.params.iter().enumerate() {
                     self.out

@@ -186,7 +186,7 @@ impl Cx<'_> {
     /// annotations give (`@GetMapping` a read, `@PostMapping` not).
     pub(super) fn client_method_sends(&mut self) {
         let m = self.method;
-        if m.body.is_some() || m.annotations.is_empty() {
+        if m.has_body() || m.annotations.is_empty() {
             return;
         }
         let types: Vec<_> = m

@@ -486,9 +486,7 @@ impl Cx<'_> {
             let t = self.fresh(d.kind, "", c.span, c.scope, label, Some(d.clone()));
             let m = self.project.method(callee);
             let every_path = !m.params.iter().any(|p| p.name == *f)
-                && m.body
-                    .as_ref()
-                    .is_some_and(|b| assigns_field_first_level(b, f));
+                && m.body().is_some_and(|b| assigns_field_first_level(b, f));
             out.push((f.clone(), t, every_path));
         }
         out
@@ -688,7 +686,7 @@ mod tests {
         )
         .expect("parses");
         let m = facts.methods.iter().find(|m| m.name == "d").expect("d");
-        let body = m.body.as_ref().expect("body");
+        let body = m.body().expect("body");
         assert!(assigns_field_first_level(body, "key"));
         assert!(assigns_field_first_level(body, "name"));
         assert!(!assigns_field_first_level(body, "at"));

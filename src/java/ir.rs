@@ -82,13 +82,169 @@ pub struct Method {
     pub annotations: Vec<Annotation>,
     pub modifiers: Modifiers,
     pub is_ctor: bool,
-    pub body: Option<Block>,
+    pub body: Body,
     pub span: Span,
     pub name_span: Span,
     pub scopes: Vec<Scope>,
     /// The exception types of its `throws` clause, as written.
     #[serde(default)]
     pub throws: Vec<String>,
+}
+
+impl Method {
+    /// The method's body; `None` for an abstract, interface or native method. Every reader of a
+    /// body goes through here, so that bodies can be stored apart from the declarations.
+    pub fn body(&self) -> Option<&Block> {
+        self.body.get()
+    }
+
+    /// Whether it has a body, without reading it.
+    pub fn has_body(&self) -> bool {
+        self.body.is_some()
+    }
+
+    /// The body for a passing look, decoded for the caller alone if no reader has asked for it
+    /// yet (see [`Body::peek`]): for the scans of every method of the project.
+    pub fn peek_body(&self) -> Option<std::borrow::Cow<'_, Block>> {
+        self.body.peek()
+    }
+}
+
+/// A method's body. Lowering makes it as a tree; [`FileFacts::seal_bodies`] encodes it (the
+/// cache's compact form, about a fifth of the tree's memory) and drops the tree, and its first
+/// reader decodes it again. Most methods of a project are never read by the analysis (only
+/// those the regions reach, and the few the region search looks into), so most bodies stay
+/// encoded for the whole run.
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    /// The encoded tree, once sealed.
+    code: Option<Box<[u8]>>,
+    /// The tree: as lowered before sealing, decoded from `code` on first read after.
+    tree: std::sync::OnceLock<Block>,
+}
+
+impl Body {
+    pub fn new(block: Option<Block>) -> Body {
+        let tree = std::sync::OnceLock::new();
+        if let Some(b) = block {
+            let _ = tree.set(b);
+        }
+        Body { code: None, tree }
+    }
+
+    pub fn is_some(&self) -> bool {
+        self.code.is_some() || self.tree.get().is_some()
+    }
+
+    pub fn get(&self) -> Option<&Block> {
+        match &self.code {
+            None => self.tree.get(),
+            Some(code) => Some(self.tree.get_or_init(|| {
+                // Encoded by `seal` of this build, or read from a cache entry sealed with this
+                // machine's key for this facts format.
+                postcard::from_bytes(code).expect("a method body encoded by this build")
+            })),
+        }
+    }
+
+    /// The tree for a passing look: the one held, or one decoded for the caller alone and
+    /// dropped after it. The scans that look at every method of the project read bodies so,
+    /// or every body would stay decoded.
+    pub fn peek(&self) -> Option<std::borrow::Cow<'_, Block>> {
+        if let Some(b) = self.tree.get() {
+            return Some(std::borrow::Cow::Borrowed(b));
+        }
+        let code = self.code.as_ref()?;
+        Some(std::borrow::Cow::Owned(
+            postcard::from_bytes(code).expect("a method body encoded by this build"),
+        ))
+    }
+
+    /// The tree to change (decoded if sealed; it is no longer sealed after).
+    pub fn get_mut(&mut self) -> Option<&mut Block> {
+        self.get()?;
+        self.code = None;
+        self.tree.get_mut()
+    }
+
+    /// Encode the tree and drop it.
+    pub fn seal(&mut self) {
+        if self.code.is_none()
+            && let Some(b) = self.tree.take()
+        {
+            self.code = Some(postcard::to_stdvec(&b).expect("a body encodes").into());
+        }
+    }
+
+    /// Whether it is held encoded.
+    pub fn is_sealed(&self) -> bool {
+        self.code.is_some()
+    }
+
+    /// Whether its tree is held now (lowered and not sealed, or decoded).
+    pub fn is_decoded(&self) -> bool {
+        self.tree.get().is_some()
+    }
+}
+
+/// Serialised as its encoded form: reading a cache entry does not decode the bodies.
+impl Serialize for Body {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match (&self.code, self.tree.get()) {
+            (Some(code), _) => s.serialize_some(&Bytes(code)),
+            (None, Some(b)) => {
+                let code = postcard::to_stdvec(b).map_err(serde::ser::Error::custom)?;
+                s.serialize_some(&Bytes(&code))
+            }
+            (None, None) => s.serialize_none(),
+        }
+    }
+}
+
+struct Bytes<'a>(&'a [u8]);
+
+impl Serialize for Bytes<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Body {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Body, D::Error> {
+        struct Code;
+        impl<'de> serde::de::Visitor<'de> for Code {
+            type Value = Option<Box<[u8]>>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an encoded method body")
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<Self::Value, D::Error> {
+                d.deserialize_bytes(Bytes0).map(Some)
+            }
+        }
+        struct Bytes0;
+        impl<'de> serde::de::Visitor<'de> for Bytes0 {
+            type Value = Box<[u8]>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Self::Value, E> {
+                Ok(v.into())
+            }
+            fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+                Ok(v.into())
+            }
+        }
+        Ok(Body {
+            code: d.deserialize_option(Code)?,
+            tree: std::sync::OnceLock::new(),
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,6 +311,13 @@ pub struct FileFacts {
 }
 
 impl FileFacts {
+    /// Every method body in its encoded form (see [`Body`]).
+    pub fn seal_bodies(&mut self) {
+        for m in &mut self.methods {
+            m.body.seal();
+        }
+    }
+
     /// The one-based line of a byte offset.
     pub fn line_of(&self, offset: u32) -> u32 {
         match self.line_starts.binary_search(&offset) {

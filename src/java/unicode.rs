@@ -211,7 +211,7 @@ fn spans_of_facts(facts: &mut FileFacts, f: &mut dyn FnMut(&mut Span)) {
         for s in &mut m.scopes {
             f(&mut s.span);
         }
-        if let Some(b) = &mut m.body {
+        if let Some(b) = m.body.get_mut() {
             block_spans(b, f);
         }
     }

@@ -97,6 +97,13 @@ pub(crate) fn find(
     );
     if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
         report_untaken_edges(project, &flows, &graph);
+        let all = project
+            .all_methods()
+            .filter(|m| project.method(*m).has_body());
+        let (n, decoded) = all.fold((0, 0), |(n, d), m| {
+            (n + 1, d + usize::from(project.method(m).body.is_decoded()))
+        });
+        eprintln!("retrylint: {decoded} of {n} method bodies decoded");
     }
     let reaches = regions::Reaches::new(project, &graph, &all_regions);
     let dead_reaches = regions::Reaches::new(project, &graph, &dead_regions);

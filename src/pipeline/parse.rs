@@ -71,6 +71,8 @@ pub(super) fn parse_file(
                     "tree-sitter produced no syntax tree".into(),
                 )
             })?;
+            // Bodies are held encoded until read (most never are), and cached so.
+            f.seal_bodies();
             cache.put(&bytes, &f);
             // Facts read back from the cache hold no spare room already.
             super::compact::compact(&mut f);

@@ -447,7 +447,7 @@ impl Closure {
             for (mi, m) in p.facts.methods.iter().enumerate() {
                 let interface =
                     p.facts.classes[m.class].kind == crate::java::ir::ClassKind::Interface;
-                if b[mi] || !interface || m.body.is_some() || m.is_ctor {
+                if b[mi] || !interface || m.has_body() || m.is_ctor {
                     continue;
                 }
                 b[mi] = true;

@@ -19,7 +19,7 @@ pub fn annotation_regions(
     let enablers = Enablers::of(project, cat);
     for id in project.all_methods().filter(|m| wanted(m)) {
         let m = project.method(id);
-        if m.is_ctor || m.body.is_none() || m.name.starts_with('<') {
+        if m.is_ctor || !m.has_body() || m.name.starts_with('<') {
             continue;
         }
         let class = project.class_of(id);

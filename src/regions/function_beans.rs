@@ -22,8 +22,7 @@ pub fn function_bean_regions(
     }
     for id in project.all_methods().filter(|m| wanted(m)) {
         let m = project.method(id);
-        let Some(body) = &m.body else { continue };
-        if m.annotations.is_empty() || m.ret.is_empty() {
+        if !m.has_body() || m.annotations.is_empty() || m.ret.is_empty() {
             continue;
         }
         let class = project.class_of(id);
@@ -40,6 +39,7 @@ pub fn function_bean_regions(
             {
                 continue;
             }
+            let Some(body) = m.body() else { continue };
             let mut rets = Vec::new();
             collect_returns(body, &mut rets);
             let scopes: Vec<_> = rets

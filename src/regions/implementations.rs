@@ -72,7 +72,7 @@ pub fn implementation_regions(
                 }
                 for m in project.methods_of(c) {
                     let mm = project.method(*m);
-                    if mm.body.is_some() && !mm.is_ctor && names.contains(&mm.name) {
+                    if mm.has_body() && !mm.is_ctor && names.contains(&mm.name) {
                         out.push(Region {
                             scheduler: row.scheduler,
                             ..Region::new(
@@ -99,7 +99,8 @@ pub fn implementation_regions(
             let class = project.class_of(id);
             let resolve = |ty: &str| project.resolve_type(id.0, Some(class.1 as usize), ty);
             let mut scopes = Vec::new();
-            if let Some(body) = &m.body {
+            if let Some(body) = m.peek_body() {
+                let body = &*body;
                 if !m.ret.is_empty() && is_row_type(&resolve(&m.ret)) {
                     let mut rets = Vec::new();
                     collect_returns(body, &mut rets);

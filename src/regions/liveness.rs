@@ -203,8 +203,8 @@ impl Enablers {
                 for ci in 0..f.facts.classes.len() {
                     let c: ClassRef = (fi as u32, ci as u32);
                     for caller in project.methods_of(c) {
-                        if let Some(body) = &project.method(*caller).body {
-                            for (n, on_this, arity) in calls_in(body) {
+                        if let Some(body) = project.method(*caller).peek_body() {
+                            for (n, on_this, arity) in calls_in(&body) {
                                 index
                                     .entry(n.to_string())
                                     .or_default()
@@ -366,7 +366,7 @@ const DELEGATION_DEPTH: usize = 4;
 /// run never fails — followed [`DELEGATION_DEPTH`] calls deep, never through a method already
 /// on the chain (`seen`).
 fn never_fails(project: &Project, id: MethodId, seen: &mut Vec<MethodId>) -> Option<NeverFails> {
-    let body = project.method(id).body.as_ref()?;
+    let body = project.method(id).body()?;
     if let Some((caught, preamble)) = swallows_every_failure(body) {
         return Some(NeverFails {
             caught,
@@ -447,7 +447,7 @@ fn this_targets(
     targets.dedup();
     targets
         .iter()
-        .all(|t| project.method(*t).body.is_some())
+        .all(|t| project.method(*t).has_body())
         .then_some(targets)
 }
 

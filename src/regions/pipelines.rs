@@ -266,7 +266,7 @@ impl<'p> Upstream<'p> {
     }
 
     fn upstream_of_method(&self, m: MethodId, depth: usize, out: &mut Vec<Part>) {
-        let Some(body) = &self.project.method(m).body else {
+        let Some(body) = self.project.method(m).body() else {
             return;
         };
         let mut defs = Defs::new();

@@ -32,9 +32,13 @@ pub fn recursion_region(project: &Project, cat: &Catalogue, id: MethodId) -> Opt
 }
 
 /// Can method `id` be a recursive retry (the cheap test for [`super::may_hold_region`])?
-pub fn may_retry_itself(m: &crate::java::ir::Method, cat: &Catalogue) -> bool {
+pub fn may_retry_itself(
+    m: &crate::java::ir::Method,
+    body: &crate::java::ir::Block,
+    cat: &Catalogue,
+) -> bool {
     !cat.regions.recursion.is_empty()
-        && retries_itself(m, &|op| {
+        && crate::semantic::recursion::retries_itself_in(m, body, &|op| {
             cat.regions
                 .recursion
                 .iter()

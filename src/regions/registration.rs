@@ -300,7 +300,7 @@ impl Resolver<'_> {
     /// interceptor class.
     fn returned_parts(&self, m: MethodId, depth: usize, out: &mut Vec<Part>) {
         let mm = self.project.method(m);
-        let Some(body) = &mm.body else { return };
+        let Some(body) = mm.body() else { return };
         let mut rets = Vec::new();
         collect_returns(body, &mut rets);
         let mut defs = Defs::new();
@@ -324,7 +324,7 @@ impl Resolver<'_> {
         for c in hierarchy {
             for m in project.methods_of(c) {
                 let mm = project.method(*m);
-                if mm.body.is_some()
+                if mm.has_body()
                     && !mm.is_ctor
                     && self.row.methods.contains(&mm.name)
                     && seen.insert(format!("{}/{}", mm.name, mm.params.len()))
@@ -345,7 +345,7 @@ impl Resolver<'_> {
             self.project.methods_of(*c).iter().any(|m| {
                 let mm = self.project.method(*m);
                 mm.name == pos.method
-                    && mm.body.as_ref().is_some_and(|b| {
+                    && mm.body().is_some_and(|b| {
                         let mut rets = Vec::new();
                         collect_returns(b, &mut rets);
                         rets.iter().any(|e| names_any(e, &pos.once))
@@ -448,7 +448,7 @@ impl BeanScan {
                     }
                     let ret = project.resolve_type(c.0, Some(c.1 as usize), &mm.ret);
                     if beans.resend_types.iter().any(|x| project.type_is(&ret, x)) {
-                        let never = mm.body.as_ref().is_some_and(|b| {
+                        let never = mm.body().is_some_and(|b| {
                             let mut rets = Vec::new();
                             collect_returns(b, &mut rets);
                             let values = row.no_resend.as_ref().map(|n| &n.values[..]);
@@ -586,7 +586,7 @@ pub fn client_sends(
                         let mm = project.method(*m);
                         let read =
                             annotated_as(project, k, &mm.annotations, &beans.read_annotations);
-                        if mm.body.is_none() && !mm.is_ctor && !mm.modifiers.is_static && !read {
+                        if !mm.has_body() && !mm.is_ctor && !mm.modifiers.is_static && !read {
                             by_method
                                 .entry(*m)
                                 .or_default()
@@ -779,7 +779,7 @@ fn holders(project: &Project, id: MethodId, call: Span, root: Option<&str>) -> V
     let local = |n: &str| {
         method.params.iter().any(|p| p.name == n) || {
             let mut defs = Defs::new();
-            if let Some(b) = &method.body {
+            if let Some(b) = method.body() {
                 collect_defs(b, &mut defs);
             }
             defs.contains_key(n)
@@ -805,7 +805,7 @@ fn holders(project: &Project, id: MethodId, call: Span, root: Option<&str>) -> V
         }
     }
     // A local's initializer or an assignment holding the builder chain.
-    let mut stack: Vec<&Stmt> = method.body.iter().flatten().collect();
+    let mut stack: Vec<&Stmt> = method.body().into_iter().flatten().collect();
     while let Some(st) = stack.pop() {
         match st {
             Stmt::Local {

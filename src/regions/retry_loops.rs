@@ -180,8 +180,10 @@ fn ends_abruptly(b: &Block) -> bool {
 /// Can this method make a callback, pipeline or retry-loop region? A cheap syntactic test, so
 /// that only such methods are interpreted to find their regions.
 pub fn may_hold_region(m: &Method, cat: &Catalogue) -> bool {
-    let Some(body) = &m.body else { return false };
-    if super::recursion::may_retry_itself(m, cat) {
+    let Some(body) = m.peek_body() else {
+        return false;
+    };
+    if super::recursion::may_retry_itself(m, &body, cat) {
         return true;
     }
     let mut stack: Vec<Node> = body.iter().map(Node::Stmt).collect();

@@ -91,7 +91,7 @@ fn step_parts(
     for c in std::iter::once(k).chain(project.supertypes_of(k).iter().copied()) {
         for m in project.methods_of(c) {
             let mm = project.method(*m);
-            if mm.body.is_some() && !mm.is_ctor && names.contains(&mm.name.as_str()) {
+            if mm.has_body() && !mm.is_ctor && names.contains(&mm.name.as_str()) {
                 out.push(Part::Whole(*m));
             }
         }

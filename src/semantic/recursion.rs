@@ -3,7 +3,7 @@
 //! (`exceptionallyCompose(e -> attempt(n + 1))`) — runs its body again for the same operation.
 //! Which operators run on failure is catalogue data; this module only reads the code.
 
-use crate::java::ir::{Expr, Method, Node, Span, Stmt};
+use crate::java::ir::{Block, Expr, Method, Node, Span, Stmt};
 
 /// How a method retries itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,7 +21,18 @@ pub fn retries_itself(m: &Method, on_failure: &dyn Fn(&str) -> bool) -> Option<R
     if m.is_ctor {
         return None;
     }
-    let body = m.body.as_ref()?;
+    retries_itself_in(m, m.body()?, on_failure)
+}
+
+/// [`retries_itself`] with the method's body at hand.
+pub fn retries_itself_in(
+    m: &Method,
+    body: &Block,
+    on_failure: &dyn Fn(&str) -> bool,
+) -> Option<Recursion> {
+    if m.is_ctor {
+        return None;
+    }
     // Each node with whether it runs on the failure path: in a `catch`, or in a function
     // argument of an operator that runs only on failure.
     let mut stack: Vec<(Node, bool)> = body.iter().map(|s| (Node::Stmt(s), false)).collect();

@@ -25,8 +25,7 @@ fn call(name: &str, arity: usize) -> Call {
     )
     .expect("parses")
     .methods[0]
-        .body
-        .as_ref()
+        .body()
         .expect("body")[0]
         .clone()
     {

@@ -371,7 +371,7 @@ mod tests {
             .all_methods()
             .find(|m| p.method(*m).name == "m")
             .expect("m");
-        let body = p.method(m).body.as_ref().expect("body");
+        let body = p.method(m).body().expect("body");
         let mut defs = Defs::new();
         collect_defs(body, &mut defs);
         let locals = DeclaredSoFar { types, defs: &defs };
@@ -473,7 +473,7 @@ mod tests {
             .find(|m| p.method(*m).name == method)
             .expect("the method");
         let mm = p.method(m);
-        let body = mm.body.as_ref().expect("a body");
+        let body = mm.body().expect("a body");
         let mut defs = Defs::new();
         collect_defs(body, &mut defs);
         let mut types: HashMap<String, String> = mm

@@ -73,7 +73,7 @@ pub fn walk<'p>(
     v: &mut dyn Visitor<'p>,
 ) {
     let method = project.method(id);
-    let Some(b) = &method.body else { return };
+    let Some(b) = method.body() else { return };
     let mut defs = Defs::new();
     collect_defs(b, &mut defs);
     let mut w = Walker {
