@@ -213,7 +213,7 @@ impl Cx<'_> {
     /// and a last `return found;` or `return false;`. Found in one of the stores, it returns
     /// `true`.
     fn found_returns(&self) -> Option<BTreeSet<String>> {
-        let body = self.method.body.as_ref()?;
+        let body = self.method.body()?;
         let mut stores = BTreeSet::new();
         let found_in = |e: &Expr, stores: &mut BTreeSet<String>| -> bool {
             match self.found_check(e) {
