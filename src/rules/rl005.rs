@@ -137,8 +137,11 @@ declare_rule! {
     /// system: the key parameter of a project method that claims its store under it
     /// (`redis.opsForValue().setIfAbsent(prefix + key, …)`), looks it up
     /// (`repository.findByIdempotencyKey(key)`) or only hands it back (`normalizeKey(key)`), a
-    /// lookup's result that carries the key back, and a key field of an entity. Like an alert
-    /// key, it counts only where it is new on every run. A claim by a key every replica
+    /// lookup's result that carries the key back (the key it looked up, or that of the record
+    /// it found in storage or its cache), and a key field of an entity. A method that only
+    /// copies a key from its parameters into the object it returns (a mapper) hands it back:
+    /// the caller's use decides, and a job that sends what it returns is reported at that
+    /// call. Like an alert key, it counts only where it is new on every run. A claim by a key every replica
     /// computes alike is itself a guard — one replica wins it (Redis `SET NX`: `setIfAbsent`,
     /// Jedis/Lettuce `setnx`, Hazelcast `IMap.putIfAbsent`), also through a project method that
     /// returns its answer or runs the function it is passed only when it won. A claim by a
