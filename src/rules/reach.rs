@@ -67,66 +67,88 @@ pub(super) fn conditions_met(cx: &Context, i: usize, m: MethodId, when: &[flow::
     if when.is_empty() {
         return true;
     }
-    let callers = callers(cx);
     let r = &cx.regions[i];
-    let part_of = |x: MethodId| {
-        r.parts.iter().any(|p| match p {
-            Part::Whole(y) | Part::Scopes(y, _) => *y == x,
-        })
-    };
     // Whether `cond` on a parameter of `m` may hold for some call of `m` in the region.
     let may_hold = |m: MethodId, cond: &flow::Cond| -> bool {
         let mut seen: BTreeSet<(MethodId, flow::Cond)> = BTreeSet::new();
         let mut work: Vec<(MethodId, flow::Cond, usize)> = vec![(m, cond.clone(), 0)];
         while let Some((m, cond, depth)) = work.pop() {
-            if depth > MAX_COND_DEPTH || part_of(m) || r.entered.iter().any(|(p, _)| *p == m) {
+            if depth > MAX_COND_DEPTH
+                || region_code(cx, i, m)
+                || r.entered.iter().any(|(p, _)| *p == m)
+            {
                 return true;
             }
             let (j, field) = match &cond.param {
                 flow::ParamPath::Whole(j) => (*j as usize, None),
                 flow::ParamPath::Field(j, f) => (*j as usize, Some(f)),
             };
-            let within = callers
-                .get(&m)
-                .into_iter()
-                .flatten()
-                .filter(|c| cx.reaches.contains(i, **c) || part_of(**c));
-            for c in within {
-                let Some(f) = cx.flows.get(c) else {
-                    return true;
-                };
-                // A call the interpreter did not take has no facts.
-                let untaken = cx
-                    .graph
-                    .edges(*c)
-                    .iter()
-                    .any(|e| e.1 == m && f.calls.binary_search(e).is_err());
-                if untaken {
-                    return true;
-                }
-                for (_, facts) in f.call_facts.iter().filter(|(callee, _)| *callee == m) {
-                    let fact = facts.get(j).unwrap_or(&flow::Fact::Unknown);
-                    let passed_on = match (fact, field) {
-                        (flow::Fact::Param(p), None) => p.clone(),
-                        (flow::Fact::Param(flow::ParamPath::Whole(k)), Some(f)) => {
-                            flow::ParamPath::Field(*k, f.clone())
-                        }
-                        (fact, None) if !cond.test.admits(fact) => continue,
-                        _ => return true,
-                    };
-                    let up = flow::Cond {
-                        param: passed_on,
-                        test: cond.test.clone(),
-                    };
-                    if seen.insert((*c, up.clone())) {
-                        work.push((*c, up, depth + 1));
+            let Some(calls) = calls_in_region(cx, i, m) else {
+                return true;
+            };
+            for (c, facts) in calls {
+                let fact = facts.get(j).unwrap_or(&flow::Fact::Unknown);
+                let passed_on = match (fact, field) {
+                    (flow::Fact::Param(p), None) => p.clone(),
+                    (flow::Fact::Param(flow::ParamPath::Whole(k)), Some(f)) => {
+                        flow::ParamPath::Field(*k, f.clone())
                     }
+                    (fact, None) if !cond.test.admits(fact) => continue,
+                    _ => return true,
+                };
+                let up = flow::Cond {
+                    param: passed_on,
+                    test: cond.test.clone(),
+                };
+                if seen.insert((c, up.clone())) {
+                    work.push((c, up, depth + 1));
                 }
             }
         }
         false
     };
     when.iter().all(|c| may_hold(m, c))
+}
+
+/// Is method `m` the code of region `i` itself?
+pub(super) fn region_code(cx: &Context, i: usize, m: MethodId) -> bool {
+    cx.regions[i].parts.iter().any(|p| match p {
+        Part::Whole(y) | Part::Scopes(y, _) => *y == m,
+    })
+}
+
+/// What each call of method `m` that region `i` makes passes it (the calling method and the
+/// facts of its arguments); `None` when they are not all known: a caller in the region the
+/// interpreter has no flow for, or a call of `m` it did not take.
+pub(super) fn calls_in_region<'c>(
+    cx: &'c Context,
+    i: usize,
+    m: MethodId,
+) -> Option<Vec<(MethodId, &'c [flow::Fact])>> {
+    let mut out = Vec::new();
+    let within = callers(cx)
+        .get(&m)
+        .into_iter()
+        .flatten()
+        .filter(|c| cx.reaches.contains(i, **c) || region_code(cx, i, **c));
+    for c in within {
+        let f = cx.flows.get(c)?;
+        let untaken = cx
+            .graph
+            .edges(*c)
+            .iter()
+            .any(|e| e.1 == m && f.calls.binary_search(e).is_err());
+        if untaken {
+            return None;
+        }
+        out.extend(
+            f.call_facts
+                .iter()
+                .filter(|(callee, _)| *callee == m)
+                .map(|(_, facts)| (*c, facts.as_slice())),
+        );
+    }
+    Some(out)
 }
 
 /// The project methods that call each method (built once).

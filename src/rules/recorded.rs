@@ -19,56 +19,32 @@ pub(super) fn holds(cx: &Context, i: usize, m: MethodId, rec: &flow::Recorded) -
         && (rec.apart || !transaction_around(cx, i))
 }
 
-/// Is the region's code itself method `m`?
-fn part_of(cx: &Context, i: usize, m: MethodId) -> bool {
-    cx.regions[i].parts.iter().any(|p| match p {
-        Part::Whole(y) | Part::Scopes(y, _) => *y == m,
-    })
-}
-
 /// Is parameter `p` of `m` the same on every attempt of region `i`: a parameter of the region's
 /// own method (SPEC 7.2), or one every call in the region passes a constant or such a parameter
 /// (or a property of one) to?
 fn stable_param(cx: &Context, i: usize, m: MethodId, p: u16) -> bool {
-    let callers = reach::callers(cx);
     let mut seen: BTreeSet<(MethodId, u16)> = BTreeSet::new();
     let mut work = vec![(m, p, 0usize)];
     while let Some((m, p, depth)) = work.pop() {
-        if part_of(cx, i, m) {
+        if reach::region_code(cx, i, m) {
             continue;
         }
         if depth > MAX_DEPTH || cx.regions[i].entered.iter().any(|(x, _)| *x == m) {
             return false;
         }
-        let mut called = false;
-        let within = callers
-            .get(&m)
-            .into_iter()
-            .flatten()
-            .filter(|c| cx.reaches.contains(i, **c) || part_of(cx, i, **c));
-        for c in within {
-            let Some(f) = cx.flows.get(c) else {
-                return false;
-            };
-            let untaken = cx
-                .graph
-                .edges(*c)
-                .iter()
-                .any(|e| e.1 == m && f.calls.binary_search(e).is_err());
-            if untaken {
-                return false;
-            }
-            for (_, facts) in f.call_facts.iter().filter(|(callee, _)| *callee == m) {
-                called = true;
-                match facts.get(p as usize) {
-                    Some(flow::Fact::Const(_)) => {}
-                    Some(flow::Fact::Param(q)) => {
-                        if seen.insert((*c, q.param())) {
-                            work.push((*c, q.param(), depth + 1));
-                        }
+        let Some(calls) = reach::calls_in_region(cx, i, m) else {
+            return false;
+        };
+        let called = !calls.is_empty();
+        for (c, facts) in calls {
+            match facts.get(p as usize) {
+                Some(flow::Fact::Const(_)) => {}
+                Some(flow::Fact::Param(q)) => {
+                    if seen.insert((c, q.param())) {
+                        work.push((c, q.param(), depth + 1));
                     }
-                    _ => return false,
                 }
+                _ => return false,
             }
         }
         if !called {
@@ -90,19 +66,18 @@ fn transaction_around(cx: &Context, i: usize) -> bool {
     {
         return true;
     }
-    let callers = reach::callers(cx);
     cx.reaches.methods(i).any(|m| {
         if !in_tx(m) {
             return false;
         }
-        if part_of(cx, i, m) {
+        if reach::region_code(cx, i, m) {
             return true;
         }
-        let mut within = callers
+        let mut within = reach::callers(cx)
             .get(&m)
             .into_iter()
             .flatten()
-            .filter(|c| cx.reaches.contains(i, **c) || part_of(cx, i, **c))
+            .filter(|c| cx.reaches.contains(i, **c) || reach::region_code(cx, i, **c))
             .peekable();
         within.peek().is_none()
             || within.any(|c| cx.flows.get(c).is_none_or(|f| !f.self_calls.contains(&m)))
