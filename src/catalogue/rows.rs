@@ -247,6 +247,9 @@ row!(ClusterLock, |r| {
         ("clustered ", &r.settings),
         ("granted ", &r.granted_events),
         ("sql ", &r.sql),
+        ("in a transaction, sql ", &r.row_lock_sql),
+        ("in a transaction, @", &r.lock_annotations),
+        ("lock modes ", &r.lock_modes),
     ];
     let mut out: Vec<String> = parts
         .iter()

@@ -721,6 +721,17 @@ pub struct ClusterLock {
     pub sql: Vec<String>,
     #[serde(default)]
     pub sql_all: Vec<Vec<String>>,
+    /// Lowercase fragments of SQL that lock the rows it reads until the transaction ends
+    /// (`select … for update`): a guard only where the method that runs it is in a transaction.
+    #[serde(default)]
+    pub row_lock_sql: Vec<String>,
+    /// With `lock_modes`: annotations of a project query method that lock the rows it reads
+    /// until the transaction ends when their value is one of `lock_modes`
+    /// (`@Lock(LockModeType.PESSIMISTIC_WRITE)`); a guard only inside a transaction, as above.
+    #[serde(default)]
+    pub lock_annotations: Vec<String>,
+    #[serde(default)]
+    pub lock_modes: Vec<String>,
 }
 
 /// Known non-idempotent calls: `[[side_effects.call]]`, `[[side_effects.key_carrier]]`.

@@ -26,6 +26,7 @@ mod records;
 mod sends;
 mod shapes;
 mod site;
+mod sql;
 mod summaries;
 
 pub use conds::{Cond, Fact, Test};
