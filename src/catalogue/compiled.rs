@@ -105,6 +105,7 @@ macro_rules! each_table {
         $apply!(regions, recursion, "region");
         $apply!(regions, step, "region");
         $apply!(regions, function_bean, "region");
+        $apply!(regions, function_call, "region");
         $apply!(sources, source, "source");
         $apply!(sources, counter, "source");
         $apply!(sources, parameter, "source");

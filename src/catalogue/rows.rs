@@ -97,6 +97,12 @@ row!(FunctionBeanRegion, |r| format!(
     few(&r.annotations),
     few(&r.types)
 ));
+row!(FunctionCall, |r| format!(
+    "{}: {} on {}",
+    r.label,
+    few(&r.methods),
+    few(&r.types)
+));
 row!(SourceRow, |r| {
     let mut methods: Vec<String> = r
         .static_methods

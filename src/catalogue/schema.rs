@@ -32,6 +32,20 @@ pub struct Regions {
     pub recursion: Vec<RecursionRegion>,
     pub step: Vec<StepRegion>,
     pub function_bean: Vec<FunctionBeanRegion>,
+    pub function_call: Vec<FunctionCall>,
+}
+
+/// Functional interfaces: a call of one of `methods` on a value of one of `types` runs the
+/// lambdas and method references that flow into that value — also when the value is held in a
+/// field that a constructor, a setter or a builder filled. (A project interface with one
+/// abstract method is functional without a row.)
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionCall {
+    pub id: String,
+    pub label: String,
+    pub types: Vec<String>,
+    pub methods: Vec<String>,
 }
 
 /// Functions declared as beans that a framework binds to a message destination and calls for

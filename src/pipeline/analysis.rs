@@ -42,6 +42,11 @@ pub(crate) fn find(
     // The interceptors of the clients a region may send through run inside it (SPEC 3.2).
     let mut sends = regions::client_sends(project, cat, &wanted);
     sends.by_call = instance_sends;
+    // A functional value called where it is held runs the lambdas stored into it: a region
+    // that makes the call enters them as it enters a client's interceptors.
+    sends.by_call.extend(crate::phase("functions", || {
+        regions::function_sends(project, cat)
+    }));
 
     // Only methods a region reaches can hold a finding or feed one.
     let graph = crate::phase("relevant", || {
