@@ -30,8 +30,7 @@ pub fn summarize(
     calls: &HashMap<MethodId, Vec<MethodId>>,
 ) -> (Summaries, Vec<MethodId>, HashMap<MethodId, MethodFlow>) {
     let mut unconverged = Vec::new();
-    let mut sums = Summaries::default();
-    sums.1 = ids.iter().copied().collect();
+    let mut sums = Summaries(Default::default(), ids.iter().copied().collect());
     let mut settled_flows = HashMap::new();
     let (sccs, scc_of) = components(ids, calls);
     // Level of a component: one more than its deepest callee component.
