@@ -47,25 +47,39 @@ impl Cx<'_> {
         if sql_arg {
             return true;
         }
+        self.callee_annotated(c, &|class, a| {
+            let t = self
+                .project
+                .resolve_type(class.0, Some(class.1 as usize), &a.name);
+            let mode = a.constant_arg("value");
+            mode.is_some_and(|mode| {
+                self.model
+                    .is_row_lock_annotation(&|x| self.project.type_is(&t, x), &mode)
+            }) || a.args.iter().any(|(_, v)| {
+                self.constant_text(class, v)
+                    .is_some_and(|s| self.model.is_row_lock_sql(&s))
+            })
+        })
+    }
+
+    /// Does a method call `c` resolves to carry an annotation `is` accepts (with the class the
+    /// method is declared in)?
+    fn callee_annotated(
+        &self,
+        c: &Call,
+        is: &dyn Fn(crate::semantic::ClassRef, &Annotation) -> bool,
+    ) -> bool {
         let recv = self.receiver_type(c.recv.as_ref());
         self.project
             .resolve_call(self.class, c, recv)
             .iter()
             .any(|m| {
                 let class = self.project.class_of(*m);
-                self.project.method(*m).annotations.iter().any(|a| {
-                    let t = self
-                        .project
-                        .resolve_type(class.0, Some(class.1 as usize), &a.name);
-                    let mode = a.constant_arg("value");
-                    mode.is_some_and(|mode| {
-                        self.model
-                            .is_row_lock_annotation(&|x| self.project.type_is(&t, x), &mode)
-                    }) || a.args.iter().any(|(_, v)| {
-                        self.constant_text(class, v)
-                            .is_some_and(|s| self.model.is_row_lock_sql(&s))
-                    })
-                })
+                self.project
+                    .method(*m)
+                    .annotations
+                    .iter()
+                    .any(|a| is(class, a))
             })
     }
 
@@ -73,19 +87,12 @@ impl Cx<'_> {
     /// (`@Query(value = "select id from inbox where id = :id and status = 'PENDING' "
     /// + "for update skip locked", nativeQuery = true)`).
     pub(super) fn callee_locks(&self, c: &Call) -> bool {
-        let recv = self.receiver_type(c.recv.as_ref());
-        self.project
-            .resolve_call(self.class, c, recv)
-            .iter()
-            .any(|m| {
-                let class = self.project.class_of(*m);
-                self.project.method(*m).annotations.iter().any(|a| {
-                    a.args.iter().any(|(_, v)| {
-                        self.constant_text(class, v)
-                            .is_some_and(|s| self.model.is_lock_sql(&s))
-                    })
-                })
+        self.callee_annotated(c, &|class, a| {
+            a.args.iter().any(|(_, v)| {
+                self.constant_text(class, v)
+                    .is_some_and(|s| self.model.is_lock_sql(&s))
             })
+        })
     }
 
     /// The text of a string constant, also when written as a concatenation of literals and
