@@ -20,7 +20,10 @@ Builds `retrylint` and the `parse_floor` example in release mode, then runs, alt
                        prefilter cannot skip a file, run with --optimizations none.
 Prints the median wall time, CPU time and peak memory of each and the ratios, and checks that
 the prefilter and --no-prefilter report the same findings. Nothing from the checkout is copied
-or kept; the cache lives in a temporary directory.
+or kept; the cache lives in a temporary directory. A pre-commit hook runs inside a git
+repository, whose root bounds the project that gives the facts; a checkout without `.git` (an
+unpacked archive) is copied into the temporary directory and `git init`ed there first, and every
+tool then runs on that copy.
 """
 import argparse
 import os
@@ -67,6 +70,18 @@ def peak_mib(cmd, env):
         return float("nan")
 
 
+def in_repository(path):
+    """Whether `path` lies in a git work tree (a directory holding `.git` above or at it)."""
+    d = path
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return True
+        parent = os.path.dirname(d)
+        if parent == d:
+            return False
+        d = parent
+
+
 def semgrep_bin():
     venv = os.path.join(ROOT, "bench", ".venv")
     exe = os.path.join(venv, "bin", "semgrep")
@@ -90,6 +105,14 @@ def main():
     args = ap.parse_args()
     target = os.path.abspath(args.path)
     cache = tempfile.mkdtemp(prefix="retrylint-bench-")
+    if not in_repository(target):
+        # Outside a repository a named file's project is its directory alone, which is not how a
+        # pre-commit hook runs: measure on a copy that is a repository.
+        copy = os.path.join(cache, "checkout")
+        shutil.copytree(target, copy, symlinks=True)
+        sh(["git", "init", "-q", copy])
+        print(f"{target} is not in a git repository: measuring a copy made one ({copy})")
+        target = copy
 
     sh(["cargo", "build", "--release", "--quiet", "--bin", "retrylint", "--example", "parse_floor"], cwd=ROOT)
     tdir = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
