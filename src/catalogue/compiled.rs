@@ -110,6 +110,7 @@ macro_rules! each_table {
         $apply!(sources, counter, "source");
         $apply!(sources, parameter, "source");
         $apply!(sources, factory, "source");
+        $apply!(sources, generic, "source");
         $apply!(sources, coarse, "source");
         $apply!(sources, stored, "source");
         $apply!(sources, same_object, "source");
@@ -159,6 +160,7 @@ pub struct Sources {
     pub counter_methods: Vec<String>,
     pub parameter: Vec<ParameterSource>,
     pub factory: Vec<Factory>,
+    pub generic: Vec<GenericMethod>,
     pub coarse: CoarseConversions,
     pub stored: Vec<StoredRead>,
     pub same_object: Vec<SameObject>,
@@ -606,6 +608,7 @@ impl Catalogue {
                 counter_methods: methods(s.counter),
                 parameter: s.parameter,
                 factory: s.factory,
+                generic: s.generic,
                 coarse,
                 stored: s.stored,
                 same_object: s.same_object,

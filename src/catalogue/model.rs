@@ -6,6 +6,7 @@ use crate::dataflow::model::{
     AnnotationUse, Check, ComputeOnce, Factories, Form, KeyField, KeySink, MethodAnnotation, Model,
     NamedKey, SideEffectMatch, Site, SourceKind, SourceMatch, StoreAccess, Tx, Verb,
 };
+use crate::semantic::generics::GenericReturn;
 use crate::workspace::scan::{EffectWords, SideEffectWords};
 
 /// Is one argument written as one of `wanted` (empty: no condition)?
@@ -37,6 +38,19 @@ fn written_as(wanted: &[String], t: &str) -> bool {
         .any(|w| w == t || w.strip_suffix(t).is_some_and(|p| p.ends_with('.')))
 }
 
+impl Catalogue {
+    /// The `[[sources.generic]]` rows for `method` on a receiver `owner_is` tells.
+    fn generic_rows<'a>(
+        &'a self,
+        owner_is: &'a dyn Fn(&str) -> bool,
+        method: &'a str,
+    ) -> impl Iterator<Item = &'a super::schema::GenericMethod> {
+        self.sources.generic.iter().filter(move |g| {
+            g.methods.iter().any(|m| glob(m, method)) && g.classes.iter().any(|c| owner_is(c))
+        })
+    }
+}
+
 impl Factories for Catalogue {
     fn static_factory(&self, owner_is: &dyn Fn(&str) -> bool, method: &str) -> Option<String> {
         self.sources
@@ -52,6 +66,25 @@ impl Factories for Catalogue {
             .iter()
             .find(|f| f.class == owner && glob(&f.method, method))
             .map(|f| f.returns.clone())
+    }
+
+    fn lambda_params(&self, owner_is: &dyn Fn(&str) -> bool, method: &str) -> Option<Vec<usize>> {
+        self.generic_rows(owner_is, method)
+            .find(|g| !g.params.is_empty())
+            .map(|g| g.params.clone())
+    }
+
+    fn generic_return(
+        &self,
+        owner_is: &dyn Fn(&str) -> bool,
+        method: &str,
+    ) -> Option<GenericReturn> {
+        self.generic_rows(owner_is, method)
+            .find_map(|g| match (&g.returns_arg, &g.returns) {
+                (Some(i), _) => Some(GenericReturn::Arg(*i)),
+                (None, Some(t)) => Some(GenericReturn::Type(t.clone(), g.keeps.clone())),
+                (None, None) => None,
+            })
     }
 }
 

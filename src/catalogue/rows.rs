@@ -130,6 +130,24 @@ row!(Factory, |r| format!(
     "type: {}.{} returns {}",
     r.class, r.method, r.returns
 ));
+row!(GenericMethod, |r| {
+    let mut gives = Vec::new();
+    if !r.params.is_empty() {
+        gives.push(format!("lambda parameters {:?}", r.params));
+    }
+    if let Some(i) = r.returns_arg {
+        gives.push(format!("returns type argument {i}"));
+    }
+    if let Some(t) = &r.returns {
+        gives.push(format!("returns {t}{:?}", r.keeps));
+    }
+    format!(
+        "type: {}.{} gives {}",
+        few(&r.classes),
+        few(&r.methods),
+        gives.join(", ")
+    )
+});
 row!(Coarse, |r| {
     let kinds: Vec<&str> = r.kinds.iter().map(|k| k.as_str()).collect();
     let mut calls = r.instance.clone();

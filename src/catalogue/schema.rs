@@ -343,7 +343,8 @@ pub struct OperatorArgs {
 pub use crate::dataflow::SourceKind;
 
 /// Per-attempt values: `[[sources.source]]`, `[[sources.counter]]`, `[[sources.parameter]]`,
-/// `[[sources.factory]]`, `[[sources.coarse]]`, `[[sources.stored]]`, `[[sources.same_object]]`.
+/// `[[sources.factory]]`, `[[sources.generic]]`, `[[sources.coarse]]`, `[[sources.stored]]`,
+/// `[[sources.same_object]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SourceTables {
@@ -352,6 +353,7 @@ pub struct SourceTables {
     pub counter: Vec<MethodNames>,
     pub parameter: Vec<ParameterSource>,
     pub factory: Vec<Factory>,
+    pub generic: Vec<GenericMethod>,
     pub coarse: Vec<Coarse>,
     pub stored: Vec<StoredRead>,
     pub same_object: Vec<SameObject>,
@@ -426,6 +428,29 @@ pub struct Factory {
     pub class: String,
     pub method: String,
     pub returns: String,
+}
+
+/// Library generic methods, typed as javac types them from the receiver's type arguments:
+/// instance methods (`*` globs) on a receiver of one of `classes`. `params`: the type argument
+/// each parameter of a lambda argument gets (`Optional<T>.map(t -> …)`: `[0]`;
+/// `Map<K, V>.forEach((k, v) -> …)`: `[0, 1]`). `returns_arg`: the call returns that type
+/// argument (`Optional<T>.get()`: `0`). `returns` with `keeps`: the call returns that generic
+/// type with those of the receiver's type arguments (`Collection<T>.stream()`:
+/// `java.util.stream.Stream`, `[0]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenericMethod {
+    pub id: String,
+    pub classes: Vec<String>,
+    pub methods: Vec<String>,
+    #[serde(default)]
+    pub params: Vec<usize>,
+    #[serde(default)]
+    pub returns_arg: Option<usize>,
+    #[serde(default)]
+    pub returns: Option<String>,
+    #[serde(default)]
+    pub keeps: Vec<usize>,
 }
 
 /// Conversions that make a value of one of `kinds` coarse (stable within a period). The

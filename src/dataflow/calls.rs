@@ -82,7 +82,10 @@ impl Cx<'_> {
                 && c.recv.is_some()
                 && !recv_is_type
             {
-                args.push(self.eval_lambda(l, &recv_t));
+                let method = self.method;
+                let params = &method.scopes[l.scope as usize].params;
+                let inferred = self.with_typer(|t| t.lambda_param_types(c, params));
+                args.push(self.eval_lambda(l, &recv_t, &inferred));
             } else {
                 args.push(self.eval(a));
             }

@@ -77,7 +77,8 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
             None => [Origin::Param(i as u16)].into(),
         };
         cx.env.insert(Place::local(&p.name), origin);
-        cx.types.insert(p.name.clone(), p.ty.clone());
+        let written = crate::java::ir::written_type(&p.ty, &p.generic);
+        cx.types.insert(p.name.clone(), written.to_string());
     }
     let mut falls_off = false;
     if let Some(body) = method.body() {

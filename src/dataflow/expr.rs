@@ -31,7 +31,7 @@ impl Cx<'_> {
             Expr::This(_) | Expr::Str(..) | Expr::Lit(..) | Expr::Null(_) | Expr::Opaque(_) => {
                 Taint::new()
             }
-            Expr::Lambda(l) => self.eval_lambda(l, &Taint::new()),
+            Expr::Lambda(l) => self.eval_lambda(l, &Taint::new(), &[]),
             Expr::MethodRef(m) => self.eval_method_ref(m),
             Expr::Assign(a) => {
                 if is_increment(a)
@@ -134,11 +134,19 @@ impl Cx<'_> {
     }
 
     /// Evaluate a lambda where it is created; `seed` is what its parameters receive (the
-    /// receiver's value for `promise.flatMap(v -> …)`, `optional.map(k -> …)`).
-    pub(super) fn eval_lambda(&mut self, l: &Lambda, seed: &Taint) -> Taint {
+    /// receiver's value for `promise.flatMap(v -> …)`, `optional.map(k -> …)`), `inferred` the
+    /// types of its untyped parameters where they can be told (see
+    /// [`Typer::lambda_param_types`](crate::semantic::Typer::lambda_param_types)).
+    pub(super) fn eval_lambda(
+        &mut self,
+        l: &Lambda,
+        seed: &Taint,
+        inferred: &[Option<String>],
+    ) -> Taint {
         let scope = &self.method.scopes[l.scope as usize];
-        for (n, ty) in &scope.params {
-            self.types.insert(n.clone(), ty.clone().unwrap_or_default());
+        for (i, (n, ty)) in scope.params.iter().enumerate() {
+            let ty = ty.clone().or_else(|| inferred.get(i).cloned().flatten());
+            self.types.insert(n.clone(), ty.unwrap_or_default());
             self.env.insert(Place::local(n), seed.clone());
             self.decl_scope.insert(n.clone(), l.scope);
         }

@@ -289,7 +289,7 @@ impl Cx<'_> {
     pub(super) fn eval_fallback(&mut self, l: &Lambda, place: &Place) -> Taint {
         let mark = self.stores.len();
         let persisted = self.persisted.len();
-        let t = self.eval_lambda(l, &Taint::new());
+        let t = self.eval_lambda(l, &Taint::new(), &[]);
         let fresh: Taint = t
             .iter()
             .filter(|o| matches!(o, Origin::Fresh(_)))

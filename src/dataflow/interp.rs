@@ -31,8 +31,15 @@ impl Cx<'_> {
             return;
         }
         match s {
-            Stmt::Local { ty, name, init, .. } => {
-                self.types.insert(name.clone(), ty.clone());
+            Stmt::Local {
+                ty,
+                generic,
+                name,
+                init,
+                ..
+            } => {
+                let written = crate::java::ir::written_type(ty, generic);
+                self.types.insert(name.clone(), written.to_string());
                 self.decl_scope.insert(name.clone(), self.cur_scope);
                 let t = init.as_ref().map(|e| self.eval(e)).unwrap_or_default();
                 self.note_read(name, init.as_ref());

@@ -54,10 +54,23 @@ impl Annotation {
     }
 }
 
+/// A declared type as written with its type arguments (`Optional<Dispatch>`,
+/// `Map<String,List<Payment>>`; whitespace and annotations dropped), kept beside the erased type
+/// only when it has type arguments: the typer reads them to type the parameters of a lambda given
+/// to a JDK generic method (`optional.map(d -> …)`), as javac does.
+pub type Generic = Option<Box<str>>;
+
+/// The declared type with its type arguments where it has any, else the erased type.
+pub fn written_type<'a>(ty: &'a str, generic: &'a Generic) -> &'a str {
+    generic.as_deref().unwrap_or(ty)
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Param {
     pub name: String,
     pub ty: String,
+    /// The type with its type arguments, when it has any ([`Generic`]).
+    pub generic: Generic,
     pub annotations: Vec<Annotation>,
     pub span: Span,
 }
@@ -79,6 +92,8 @@ pub struct Method {
     pub params: Vec<Param>,
     /// Declared return type; empty for constructors.
     pub ret: String,
+    /// The return type with its type arguments, when it has any ([`Generic`]).
+    pub ret_generic: Generic,
     pub annotations: Vec<Annotation>,
     pub modifiers: Modifiers,
     pub is_ctor: bool,
@@ -260,6 +275,8 @@ pub enum ClassKind {
 pub struct Field {
     pub name: String,
     pub ty: String,
+    /// The type with its type arguments, when it has any ([`Generic`]).
+    pub generic: Generic,
     pub init: Option<Expr>,
     pub modifiers: Modifiers,
     pub span: Span,
@@ -453,6 +470,8 @@ impl<'a> Node<'a> {
 pub enum Stmt {
     Local {
         ty: String,
+        /// The type with its type arguments, when it has any ([`Generic`]).
+        generic: Generic,
         name: String,
         init: Option<Expr>,
         span: Span,

@@ -698,6 +698,7 @@ mod tests {
     fn local(ty: &str) -> Stmt {
         Stmt::Local {
             ty: ty.into(),
+            generic: None,
             name: "e".into(),
             init: None,
             span: Span::default(),

@@ -6,6 +6,7 @@ pub mod callgraph;
 #[cfg(test)]
 mod callgraph_tests;
 mod calls;
+pub mod generics;
 pub mod modules;
 mod project;
 pub mod recursion;

@@ -10,7 +10,7 @@ use crate::java::ir::{Block, Expr, Stmt};
 use std::collections::HashMap;
 
 /// Calls typed through their receivers before giving up (`a.b().c().d()`).
-const MAX_TYPE_DEPTH: usize = 8;
+pub(super) const MAX_TYPE_DEPTH: usize = 8;
 
 /// Static factories a code generator adds for a builder class the project declares nested in
 /// its class (`Order.builder()` returning `Order.OrderBuilder`).
@@ -19,7 +19,8 @@ const GENERATED_BUILDER_FACTORIES: &[&str] = &["builder"];
 /// A local variable or parameter as declared.
 #[derive(Clone, Copy, Debug)]
 pub struct Declared<'a> {
-    /// The type as written; `var`, or empty for an untyped lambda parameter.
+    /// The type as written (with its type arguments, if any); `var`, or empty for an untyped
+    /// lambda parameter.
     pub ty: &'a str,
     /// The initialiser, when the caller knows it (types a `var`).
     pub init: Option<&'a Expr>,
@@ -81,6 +82,19 @@ pub trait Factories: Sync {
     fn static_factory(&self, owner_is: &dyn Fn(&str) -> bool, method: &str) -> Option<String>;
     /// The type `x.method(…)` returns on a value of the library type `owner` (qualified name).
     fn instance_factory(&self, owner: &str, method: &str) -> Option<String>;
+    /// For each parameter of a lambda given to `x.method(…)` on a library generic type, the
+    /// receiver's type argument it gets (`Map<K, V>.forEach((k, v) -> …)`: `[0, 1]`).
+    fn lambda_params(&self, _owner_is: &dyn Fn(&str) -> bool, _method: &str) -> Option<Vec<usize>> {
+        None
+    }
+    /// What `x.method(…)` returns on a library generic type, from its type arguments.
+    fn generic_return(
+        &self,
+        _owner_is: &dyn Fn(&str) -> bool,
+        _method: &str,
+    ) -> Option<super::generics::GenericReturn> {
+        None
+    }
 }
 
 /// No library factories: how the semantic layer's unit tests type code without a catalogue.
@@ -107,10 +121,13 @@ pub struct Typer<'p, 'l, L: Locals + ?Sized> {
 }
 
 impl<L: Locals + ?Sized> Typer<'_, '_, L> {
-    /// A type name as written in the class.
+    /// A type name as written in the class (its type arguments, if any, erased).
     pub fn resolve(&self, written: &str) -> TypeRef {
-        self.project
-            .resolve_type(self.class.0, Some(self.class.1 as usize), written)
+        self.project.resolve_type(
+            self.class.0,
+            Some(self.class.1 as usize),
+            super::generics::erased(written),
+        )
     }
 
     fn is_local(&self, n: &str) -> bool {
@@ -164,7 +181,7 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
         )
     }
 
-    fn type_at(&self, e: &Expr, depth: usize) -> Option<TypeRef> {
+    pub(super) fn type_at(&self, e: &Expr, depth: usize) -> Option<TypeRef> {
         if depth > MAX_TYPE_DEPTH {
             return None;
         }
@@ -200,6 +217,9 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
                     return self.static_call_type(&recv.dotted()?, &c.name, c.args.len());
                 }
                 let t = self.type_at(recv, depth + 1)?;
+                if let Some(g) = self.generic_call_type(&t, c, depth) {
+                    return Some(g);
+                }
                 self.instance_call_type(t, &c.name, c.args.len())
             }
             _ => None,

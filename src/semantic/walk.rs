@@ -86,7 +86,7 @@ pub fn walk<'p>(
             types: method
                 .params
                 .iter()
-                .map(|p| (p.name.clone(), p.ty.clone()))
+                .map(|p| (p.name.clone(), written_type(&p.ty, &p.generic).to_string()))
                 .collect(),
         },
         v,
@@ -108,8 +108,14 @@ impl<'p> Walker<'p, '_> {
 
     fn stmt(&mut self, s: &'p Stmt) {
         match s {
-            Stmt::Local { ty, name, init, .. } => {
-                self.body.declare(name, ty);
+            Stmt::Local {
+                ty,
+                generic,
+                name,
+                init,
+                ..
+            } => {
+                self.body.declare(name, written_type(ty, generic));
                 if let Some(e) = init {
                     self.expr(e);
                 }
@@ -169,13 +175,23 @@ impl<'p> Walker<'p, '_> {
         }
     }
 
-    /// The scope's parameters are declared where a lambda or anonymous method is created.
-    fn declare_scope(&mut self, scope: ScopeId) {
+    /// The scope's parameters are declared where a lambda or anonymous method is created;
+    /// `inferred`: the types of untyped ones, where they can be told.
+    fn declare_scope(&mut self, scope: ScopeId, inferred: &[Option<String>]) {
         let method = self.body.method;
         if let Some(sc) = method.scopes.get(scope as usize) {
-            for (n, ty) in &sc.params {
-                self.body.declare(n, ty.as_deref().unwrap_or_default());
+            for (i, (n, ty)) in sc.params.iter().enumerate() {
+                let ty = ty.as_deref().or_else(|| inferred.get(i)?.as_deref());
+                self.body.declare(n, ty.unwrap_or_default());
             }
+        }
+    }
+
+    fn lambda(&mut self, l: &'p Lambda, inferred: &[Option<String>]) {
+        self.declare_scope(l.scope, inferred);
+        match &l.body {
+            LambdaBody::Expr(x) => self.expr(x),
+            LambdaBody::Block(b) => self.block(b),
         }
     }
 
@@ -189,7 +205,17 @@ impl<'p> Walker<'p, '_> {
                     self.expr(r);
                 }
                 for a in &c.args {
-                    self.expr(a);
+                    match a {
+                        // As the interpreter types it (a lambda given to a receiver).
+                        Expr::Lambda(l) if c.recv.is_some() && !recv_is_type => {
+                            let method = self.body.method;
+                            let params = &method.scopes[l.scope as usize].params;
+                            let inferred =
+                                self.body.with_typer(|t| t.lambda_param_types(c, params));
+                            self.lambda(l, &inferred);
+                        }
+                        a => self.expr(a),
+                    }
                 }
                 self.v.call(&self.body, c, recv_is_type);
             }
@@ -198,7 +224,7 @@ impl<'p> Walker<'p, '_> {
                     self.expr(a);
                 }
                 for a in &n.anon {
-                    self.declare_scope(a.scope);
+                    self.declare_scope(a.scope, &[]);
                     self.block(&a.body);
                 }
                 self.v.new_object(&self.body, n);
@@ -208,13 +234,7 @@ impl<'p> Walker<'p, '_> {
                     self.expr(r);
                 }
             }
-            Expr::Lambda(l) => {
-                self.declare_scope(l.scope);
-                match &l.body {
-                    LambdaBody::Expr(x) => self.expr(x),
-                    LambdaBody::Block(b) => self.block(b),
-                }
-            }
+            Expr::Lambda(l) => self.lambda(l, &[]),
             Expr::MethodRef(m) => self.v.method_ref(&self.body, m),
             // The target is a place, not evaluated (as in the interpreter).
             Expr::Assign(a) => self.expr(&a.value),

@@ -165,6 +165,7 @@ impl<'a> Lowerer<'a> {
                 self.facts.classes[idx].fields.push(Field {
                     name: p.name.clone(),
                     ty: p.ty.clone(),
+                    generic: p.generic.clone(),
                     init: None,
                     modifiers: Modifiers {
                         is_final: true,
@@ -179,6 +180,7 @@ impl<'a> Lowerer<'a> {
                 class: idx,
                 params: ps,
                 ret: String::new(),
+                ret_generic: None,
                 annotations: Vec::new(),
                 modifiers: Modifiers {
                     is_public: true,
@@ -253,6 +255,7 @@ impl<'a> Lowerer<'a> {
                 class,
                 params: Vec::new(),
                 ret: String::new(),
+                ret_generic: None,
                 annotations: Vec::new(),
                 modifiers: Modifiers::default(),
                 is_ctor: false,
@@ -281,6 +284,7 @@ impl<'a> Lowerer<'a> {
             modifiers.is_final = true;
         }
         let ty = self.field_type(m);
+        let generic = self.field_generic(m);
         let mut c2 = m.walk();
         let decls: Vec<Node<'_>> = m.children_by_field_name("declarator", &mut c2).collect();
         for d in decls {
@@ -299,6 +303,7 @@ impl<'a> Lowerer<'a> {
             self.facts.classes[class].fields.push(Field {
                 name,
                 ty: ty.clone(),
+                generic: generic.clone(),
                 init,
                 modifiers: modifiers.clone(),
                 span: span_of(d),
@@ -314,10 +319,12 @@ impl<'a> Lowerer<'a> {
                 "formal_parameter" => {
                     let (_, annotations) = self.modifiers(p);
                     let ty = self.field_type(p);
+                    let generic = self.field_generic(p);
                     let name = self.field_text(p, "name");
                     out.push(Param {
                         name,
                         ty,
+                        generic,
                         annotations,
                         span: span_of(p),
                     });
@@ -338,6 +345,7 @@ impl<'a> Lowerer<'a> {
                     out.push(Param {
                         name,
                         ty,
+                        generic: None,
                         annotations,
                         span: span_of(p),
                     });
@@ -367,6 +375,7 @@ impl<'a> Lowerer<'a> {
                         .map(|f| Param {
                             name: f.name.clone(),
                             ty: f.ty.clone(),
+                            generic: f.generic.clone(),
                             annotations: Vec::new(),
                             span: f.span,
                         })
@@ -376,6 +385,7 @@ impl<'a> Lowerer<'a> {
                 }
             });
         let ret = self.field_type(n);
+        let ret_generic = self.field_generic(n);
         self.scopes = vec![Scope {
             parent: None,
             span: span_of(n),
@@ -407,6 +417,7 @@ impl<'a> Lowerer<'a> {
             class,
             params,
             ret,
+            ret_generic,
             annotations,
             modifiers,
             is_ctor,

@@ -72,6 +72,18 @@ fn named_child_of_kinds<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
         .find(|ch| kinds.contains(&ch.kind()))
 }
 
+/// A type as written with its type arguments (`Optional<Dispatch>`), without whitespace or
+/// annotations before its name; `None` for a type without type arguments.
+pub fn generic_type(text: &str) -> Generic {
+    let open = text.find('<')?;
+    let base = erase_type(&text[..open]);
+    let args: String = text[open..]
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    (!base.is_empty() && !text[open..].contains("[]")).then(|| format!("{base}{args}").into())
+}
+
 /// Type text without generics, annotations or whitespace: `Map<String, X>` → `Map`.
 pub fn erase_type(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -179,6 +191,12 @@ impl<'a> Lowerer<'a> {
         n.child_by_field_name("type")
             .map(|t| erase_type(self.text(t)))
             .unwrap_or_default()
+    }
+
+    /// The type written in the `type` field of `n` with its type arguments, when it has any.
+    pub(super) fn field_generic(&self, n: Node<'_>) -> Generic {
+        n.child_by_field_name("type")
+            .and_then(|t| generic_type(self.text(t)))
     }
 
     /// The lowered expression in field `field` of `n`, or an opaque one where it is missing.

@@ -93,6 +93,7 @@ impl<'a> Lowerer<'a> {
 
     fn local_decl(&mut self, n: Node<'_>, out: &mut Block) {
         let ty = self.field_type(n);
+        let generic = self.field_generic(n);
         let mut c = n.walk();
         let decls: Vec<Node<'_>> = n.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
@@ -100,6 +101,7 @@ impl<'a> Lowerer<'a> {
             let init = d.child_by_field_name("value").map(|v| self.expr(v));
             out.push(Stmt::Local {
                 ty: ty.clone(),
+                generic: generic.clone(),
                 name,
                 init,
                 span: span_of(d),
@@ -210,10 +212,12 @@ impl<'a> Lowerer<'a> {
             let mut c = r.walk();
             for res in r.named_children(&mut c) {
                 let ty = self.field_type(res);
+                let generic = self.field_generic(res);
                 let name = self.field_text(res, "name");
                 let init = res.child_by_field_name("value").map(|v| self.expr(v));
                 resources.push(Stmt::Local {
                     ty,
+                    generic,
                     name,
                     init,
                     span: span_of(res),
@@ -247,6 +251,7 @@ impl<'a> Lowerer<'a> {
                     if !param.is_empty() && !ty.is_empty() {
                         b.push(Stmt::Local {
                             ty,
+                            generic: None,
                             name: param.clone(),
                             init: None,
                             span: formal.map(span_of).unwrap_or_else(|| span_of(ch)),
