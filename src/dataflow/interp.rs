@@ -85,7 +85,8 @@ impl Cx<'_> {
                     for u in update {
                         self.eval(u);
                     }
-                    self.env = join(&before, &self.env);
+                    // The join is a union, so join the pass's environment into itself.
+                    self.env = join_into(std::mem::take(&mut self.env), &before);
                     if self.env == before {
                         break;
                     }
@@ -102,8 +103,8 @@ impl Cx<'_> {
                 self.block(resources);
                 let before = self.env.clone();
                 self.block(body);
-                let mut acc = self.env.clone();
-                let at_catch = join(&before, &acc);
+                let mut acc = std::mem::take(&mut self.env);
+                let at_catch = join_into(before, &acc);
                 for (param, c) in catches {
                     // A catch parameter is a local (untyped: the IR keeps only its name).
                     if !param.is_empty() {
@@ -111,7 +112,7 @@ impl Cx<'_> {
                     }
                     self.env = at_catch.clone();
                     self.block(c);
-                    acc = join(&acc, &self.env);
+                    acc = join_into(acc, &self.env);
                 }
                 self.env = acc;
                 if let Some(f) = finally {
@@ -162,7 +163,7 @@ impl Cx<'_> {
         for a in arms {
             self.env = before.clone();
             self.block(a);
-            acc = join(&acc, &self.env);
+            acc = join_into(acc, &self.env);
         }
         self.env = acc;
     }
@@ -206,7 +207,7 @@ impl Cx<'_> {
         if let Some(g) = &guard {
             self.generate_once(g, &before, &read_before, &mut absent, &stores);
         }
-        self.env = join(&absent, &other);
+        self.env = join_into(absent, &other);
         if lock && bails_out && els.is_none() {
             // `if (!acquired) return;`: what follows runs only with the lock.
             self.guarded = true;

@@ -29,12 +29,18 @@ pub(super) fn union(a: &mut Taint, b: &Taint) {
     }
 }
 
-pub(super) fn join(a: &Env, b: &Env) -> Env {
-    let mut out = a.clone();
+/// The join of two environments (a union per place), made in `a`, which the caller gives up:
+/// no copy of it is made.
+pub(super) fn join_into(mut a: Env, b: &Env) -> Env {
     for (k, v) in b {
-        union(out.entry(k.clone()).or_default(), v);
+        match a.get_mut(k) {
+            Some(t) => union(t, v),
+            None => {
+                a.insert(k.clone(), v.clone());
+            }
+        }
     }
-    out
+    a
 }
 
 /// `getKey` → `key`, `isActive` → `active`.

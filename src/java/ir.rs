@@ -187,7 +187,21 @@ impl Body {
         if self.code.is_none()
             && let Some(b) = self.tree.take()
         {
-            self.code = Some(postcard::to_stdvec(&b).expect("a body encodes").into());
+            // Encoded into a buffer each thread keeps, then copied out at its size: a vector
+            // grown byte by byte from empty reallocates (and copies) a large body many times.
+            thread_local! {
+                static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+            }
+            self.code = Some(BUF.with_borrow_mut(|buf| {
+                buf.clear();
+                let out = postcard::to_extend(&b, std::mem::take(buf)).expect("a body encodes");
+                let code: Box<[u8]> = out.as_slice().into();
+                // A pathological body does not keep its buffer for the rest of the run.
+                if out.capacity() <= 1 << 20 {
+                    *buf = out;
+                }
+                code
+            }));
         }
     }
 

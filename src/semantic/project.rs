@@ -60,7 +60,14 @@ pub struct Project {
     /// supertype (1) were noted already. Noting is idempotent; noting every class of every
     /// closure asked for would be quadratic in a hierarchy's depth.
     noted: HashMap<ClassRef, [std::sync::atomic::AtomicBool; 2]>,
+    /// Per file: the types resolved so far, by name as written, with the class it was written
+    /// in (`u32::MAX`: none). The analysis resolves the same names of a file again and again,
+    /// and each resolution formats and looks up a name per enclosing class, the package and
+    /// each wildcard import. Not used while recording: a lookup notes what it depends on.
+    resolved: Vec<std::sync::Mutex<Resolved>>,
 }
+
+type Resolved = HashMap<Box<str>, Vec<(u32, TypeRef)>>;
 
 const JAVA_LANG: &[&str] = &[
     "System",
@@ -147,6 +154,7 @@ impl Project {
     }
 
     fn build(files: Vec<SourceFile>, deps: Option<crate::scope::Deps>) -> Project {
+        let resolved = files.iter().map(|_| Default::default()).collect();
         let mut p = Project {
             files,
             class_by_fqn: HashMap::new(),
@@ -161,6 +169,7 @@ impl Project {
             deps: None,
             super_lookups: HashMap::new(),
             noted: HashMap::new(),
+            resolved,
         };
         let recording = deps.is_some();
         p.modules = Modules::discover(p.files.iter().map(|f| f.path.as_str()));
@@ -301,6 +310,32 @@ impl Project {
 
     /// Resolve a type name as written in `file` (inside class `from`, if any).
     pub fn resolve_type(&self, file: u32, from: Option<usize>, written: &str) -> TypeRef {
+        let memo = match &self.deps {
+            None => self.resolved.get(file as usize),
+            Some(_) => None,
+        };
+        let Some(memo) = memo else {
+            return self.resolve_type_now(file, from, written);
+        };
+        let key = from.map_or(u32::MAX, |c| c as u32);
+        let lock = || memo.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = lock()
+            .get(written)
+            .and_then(|v| v.iter().find(|(k, _)| *k == key))
+        {
+            return t.clone();
+        }
+        let t = self.resolve_type_now(file, from, written);
+        let mut m = lock();
+        let v = m.entry(written.into()).or_default();
+        if !v.iter().any(|(k, _)| *k == key) {
+            v.push((key, t.clone()));
+        }
+        t
+    }
+
+    /// [`Self::resolve_type`] without the memo.
+    fn resolve_type_now(&self, file: u32, from: Option<usize>, written: &str) -> TypeRef {
         let name = written.trim_end_matches("[]").trim_end_matches("...");
         let facts = &self.files[file as usize].facts;
         if let Some((head, rest)) = name.split_once('.') {
