@@ -22,7 +22,7 @@ const PARALLEL_ROUND: usize = 8;
 /// Also returns a method of each recursive cycle that did not converge (its summaries, and
 /// findings through them, may be incomplete).
 pub fn summarize(
-    project: &Project,
+    project: &mut Project,
     model: &dyn Model,
     ids: &[MethodId],
     calls: &HashMap<MethodId, Vec<MethodId>>,
@@ -58,22 +58,22 @@ pub fn summarize(
         };
         let (cyclic, single): (Vec<usize>, Vec<usize>) =
             comps.into_iter().partition(|c| recursive(*c));
-        let done: Vec<(MethodId, Summary)> = single
-            .par_iter()
-            .map(|c| {
-                let id = sccs[*c][0];
-                let mut summary = super::analyze(project, model, &sums, id).summary;
-                summary.coarsen();
-                (id, summary)
-            })
-            .collect();
-        for (id, summary) in done {
+        let single: Vec<MethodId> = single.into_iter().map(|c| sccs[c][0]).collect();
+        let done: Vec<Summary> = project.map_in_batches(&single, |p, id| {
+            let mut summary = super::analyze(p, model, &sums, id).summary;
+            summary.coarsen();
+            summary
+        });
+        for (id, summary) in single.into_iter().zip(done) {
             sums.set(id, summary);
         }
-        for c in cyclic {
-            if !fixpoint(project, model, &sccs[c], calls, &mut sums) {
-                unconverged.push(sccs[c][0]);
+        for c in &cyclic {
+            if !fixpoint(project, model, &sccs[*c], calls, &mut sums) {
+                unconverged.push(sccs[*c][0]);
             }
+        }
+        if !cyclic.is_empty() {
+            project.release_bodies();
         }
     }
     debug_summaries(project, &sums, ids);

@@ -9,7 +9,6 @@ use crate::java::ir::ScopeId;
 use crate::regions::{self, Part, Region};
 use crate::rules;
 use crate::semantic::{CallGraph, MethodId, Project};
-use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Why a method's analysis is incomplete.
@@ -26,7 +25,7 @@ pub(crate) enum Lost {
 /// can lead to a key sink or a side effect; no other region can hold a finding). A `probe`
 /// stops once the methods the regions reach are known (the prefilter's forward rounds).
 pub(crate) fn find(
-    project: &Project,
+    project: &mut Project,
     cat: &Catalogue,
     only: Option<&HashSet<MethodId>>,
     probe: bool,
@@ -42,24 +41,25 @@ pub(crate) fn find(
     // The interceptors of the clients a region may send through run inside it (SPEC 3.2).
     let mut sends = regions::client_sends(project, cat, &wanted);
     sends.by_call = instance_sends;
+    // The bodies the region search read are given back; those the regions reach are read
+    // again below, a batch at a time.
+    project.release_bodies();
 
     // Only methods a region reaches can hold a finding or feed one.
     let graph = crate::phase("relevant", || {
-        CallGraph::reached_from(
-            project,
-            cat,
-            all_regions
-                .iter()
-                .flat_map(region_methods)
-                .chain(
-                    // A dead region outside `only` reaches no effect: nothing latent to follow.
-                    dead_regions
-                        .iter()
-                        .flat_map(region_methods)
-                        .filter(|m| wanted(m)),
-                )
-                .chain(sends.interceptor_methods()),
-        )
+        let roots: Vec<MethodId> = all_regions
+            .iter()
+            .flat_map(region_methods)
+            .chain(
+                // A dead region outside `only` reaches no effect: nothing latent to follow.
+                dead_regions
+                    .iter()
+                    .flat_map(region_methods)
+                    .filter(|m| wanted(m)),
+            )
+            .chain(sends.interceptor_methods())
+            .collect();
+        CallGraph::reached_from(project, cat, roots)
     });
     let ids = graph.methods();
     if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
@@ -81,15 +81,15 @@ pub(crate) fn find(
         flow::summarize(project, cat, &ids, &graph.callee_lists())
     });
     let flows: HashMap<MethodId, MethodFlow> = crate::phase("flows", || {
-        ids.par_iter()
-            .map(|id| {
-                let mut f = flow::analyze(project, cat, &sums, *id);
-                // The rules read events, effects and calls; the summary is in `sums` already.
-                f.summary = flow::Summary::default();
-                (*id, f)
-            })
-            .collect()
+        let found = project.map_in_batches(&ids, |p, id| {
+            let mut f = flow::analyze(p, cat, &sums, id);
+            // The rules read events, effects and calls; the summary is in `sums` already.
+            f.summary = flow::Summary::default();
+            f
+        });
+        ids.iter().copied().zip(found).collect()
     });
+    let project = &*project;
     debug_assert!(
         interpreter_edges_missing_from_graph(&flows, &graph).is_empty(),
         "the interpreter resolved calls the call graph lacks: {:?}",
@@ -103,7 +103,10 @@ pub(crate) fn find(
         let (n, decoded) = all.fold((0, 0), |(n, d), m| {
             (n + 1, d + usize::from(project.method(m).body.is_decoded()))
         });
-        eprintln!("retrylint: {decoded} of {n} method bodies decoded");
+        eprintln!(
+            "retrylint: {decoded} of {n} method bodies decoded now, {} decodings so far",
+            crate::java::ir::Body::decodings()
+        );
     }
     let reaches = regions::Reaches::new(project, &graph, &all_regions);
     let dead_reaches = regions::Reaches::new(project, &graph, &dead_regions);
@@ -137,7 +140,7 @@ pub(crate) fn find(
 /// Annotations and implementations come from the index; callbacks, pipelines and retry loops
 /// from a walk of only the methods that could hold one.
 fn regions_of(
-    project: &Project,
+    project: &mut Project,
     cat: &Catalogue,
     wanted: &(dyn Fn(&MethodId) -> bool + Sync),
 ) -> (Vec<Region>, usize, Vec<regions::InstanceSend>) {
@@ -173,14 +176,11 @@ fn regions_of(
         .filter(|m| wanted(m) && regions::may_hold_region(project.method(*m), cat))
         .collect();
     let found: Vec<(Vec<Region>, Vec<regions::InstanceSend>)> = crate::phase("regions", || {
-        candidates
-            .par_iter()
-            .map(|id| {
-                let mut v = regions::call_regions(project, cat, *id);
-                v.extend(regions::call_registrations(project, cat, *id));
-                (v, regions::instance_sends(project, cat, *id))
-            })
-            .collect()
+        project.map_in_batches(&candidates, |p, id| {
+            let mut v = regions::call_regions(p, cat, id);
+            v.extend(regions::call_registrations(p, cat, id));
+            (v, regions::instance_sends(p, cat, id))
+        })
     });
     let mut sends = Vec::new();
     for (v, s) in found {
