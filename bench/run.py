@@ -9,11 +9,14 @@ Builds `retrylint` and the `parse_floor` example in release mode, then runs, alt
   retrylint-parse-all  the same with --no-prefilter (every file parsed)
   retrylint-warm       a full scan with a warm cache (in a temporary directory)
   pre-commit           `retrylint check F` with a warm cache: one changed file (default: the
-                       first .java file of the checkout) while the project still gives the facts
+                       file of the first finding of a full scan, so that the run has work to do;
+                       the first .java file of the checkout when there is none) while the project still gives the facts
   floor                read + parse + one TreeCursor walk of every file (same files, threads)
-  semgrep              Semgrep with bench/semgrep-rl001.yml (installed from PyPI into
-                       bench/.venv on first use), and semgrep-every-file with the same rule written
-                       without literals (bench/semgrep-rl001-every-file.yml) so that its
+  semgrep              Semgrep CE with bench/semgrep-rl001-rl003.yml (taint rules for RL001-RL003
+                       with the same region kinds, sources and key sinks, within one method: Semgrep
+                       CE has no cross-method taint; installed from PyPI into bench/.venv on first
+                       use), and semgrep-every-file with the same rules written without literals
+                       (bench/semgrep-rl001-rl003-every-file.yml) so that its
                        prefilter cannot skip a file, run with --optimizations none.
 Prints the median wall time, CPU time and peak memory of each and the ratios, and checks that
 the prefilter and --no-prefilter report the same findings. Nothing from the checkout is copied
@@ -86,15 +89,6 @@ def main():
                          "with the others, for before/after figures of one invocation")
     args = ap.parse_args()
     target = os.path.abspath(args.path)
-    changed = args.file
-    if not changed:
-        for d, dirs, files in sorted(os.walk(target)):
-            dirs.sort()
-            java = sorted(f for f in files if f.endswith(".java"))
-            if java and "/.git" not in d:
-                changed = os.path.join(d, java[0])
-                break
-    changed = os.path.abspath(changed)
     cache = tempfile.mkdtemp(prefix="retrylint-bench-")
 
     sh(["cargo", "build", "--release", "--quiet", "--bin", "retrylint", "--example", "parse_floor"], cwd=ROOT)
@@ -106,7 +100,7 @@ def main():
         "retrylint": scan + ["--no-cache", target],
         "retrylint-parse-all": scan + ["--no-cache", "--no-prefilter", target],
         "retrylint-warm": scan + ["--cache-dir", cache, target],
-        "pre-commit": scan + ["--cache-dir", cache, changed],
+        "pre-commit": None,  # the changed file is chosen below, from the findings
         "floor": [os.path.join(tdir, "release", "examples", "parse_floor"), target],
     }
     if args.baseline:
@@ -117,10 +111,10 @@ def main():
     if not args.no_semgrep and (not args.tools or "semgrep" in args.tools):
         sg = semgrep_bin()
         base = [sg, "scan", "--metrics", "off", "--disable-version-check", "--quiet", "--jobs", str(args.threads),
-                "--config", os.path.join(ROOT, "bench", "semgrep-rl001.yml"), "--json", "--output", os.devnull]
+                "--config", os.path.join(ROOT, "bench", "semgrep-rl001-rl003.yml"), "--json", "--output", os.devnull]
         tools["semgrep"] = base + [target]
-        every = [x if x != os.path.join(ROOT, "bench", "semgrep-rl001.yml")
-                 else os.path.join(ROOT, "bench", "semgrep-rl001-every-file.yml") for x in base]
+        every = [x if x != os.path.join(ROOT, "bench", "semgrep-rl001-rl003.yml")
+                 else os.path.join(ROOT, "bench", "semgrep-rl001-rl003-every-file.yml") for x in base]
         tools["semgrep-every-file"] = every + ["--optimizations", "none", target]
 
     # Same findings with and without the prefilter; warm the cache.
@@ -132,6 +126,17 @@ def main():
         with open(out) as f:
             outs.append(json.load(f)["findings"])
     same = "identical" if outs[0] == outs[1] else "DIFFERENT"
+    changed = args.file or (outs[1][0]["path"] if outs[1] else None)
+    if not changed:
+        for d, dirs, files in sorted(os.walk(target)):
+            dirs.sort()
+            java = sorted(f for f in files if f.endswith(".java"))
+            if java and "/.git" not in d:
+                changed = os.path.join(d, java[0])
+                break
+    changed = os.path.abspath(changed)
+    if "pre-commit" in tools:
+        tools["pre-commit"] = scan + ["--cache-dir", cache, changed]
     if "baseline" in tools:
         out = os.path.join(cache, "baseline.json")
         sh([tools["baseline"][0], "check", "--exit-zero", "--no-cache", "--format", "json", "--output", out, target],
@@ -140,6 +145,16 @@ def main():
             print("findings of the baseline binary:",
                   "identical" if json.load(f)["findings"] == outs[1] else "DIFFERENT")
     subprocess.run(scan + ["--cache-dir", cache, target], env=env, stderr=subprocess.DEVNULL)
+    precommit_same = None
+    if "pre-commit" in tools:
+        # The pre-commit run must report what a full scan reports for that file.
+        out = os.path.join(cache, "pre-commit.json")
+        cmd = [x if x != os.devnull else out for x in tools["pre-commit"]]
+        sh(cmd, env=env, stderr=subprocess.DEVNULL)
+        with open(out) as f:
+            mine = [x for x in json.load(f)["findings"] if os.path.abspath(x["path"]) == changed]
+        full = [x for x in outs[1] if os.path.abspath(x["path"]) == changed]
+        precommit_same = f"{'identical' if mine == full else 'DIFFERENT'} ({len(full)})"
     if "semgrep" in tools:
         out = os.path.join(cache, "semgrep.json")
         cmd = [x if x != os.devnull else out for x in tools["semgrep"]]
@@ -159,6 +174,8 @@ def main():
     print(f"{target}  threads={args.threads}  runs={args.runs} (medians)")
     print(f"findings with and without the prefilter: {same} ({len(outs[0])})")
     print(f"pre-commit file: {os.path.relpath(changed, target)}")
+    if precommit_same:
+        print(f"its findings in the pre-commit run and in the full scan: {precommit_same}")
     print(f"{'tool':<20} {'wall s':>8} {'cpu s':>8} {'peak MiB':>9} {'wall / floor':>13}")
     for name in tools:
         wall = statistics.median(w for w, _ in samples[name])

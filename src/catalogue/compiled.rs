@@ -105,6 +105,7 @@ macro_rules! each_table {
         $apply!(regions, recursion, "region");
         $apply!(regions, step, "region");
         $apply!(regions, function_bean, "region");
+        $apply!(regions, function_call, "region");
         $apply!(sources, source, "source");
         $apply!(sources, counter, "source");
         $apply!(sources, parameter, "source");
@@ -306,6 +307,10 @@ pub struct ClusterLocks {
     /// Lowercase fragments of SQL text.
     pub sql: Vec<String>,
     pub sql_all: Vec<Vec<String>>,
+    /// SQL and query-method annotations (with their lock modes) that lock the rows read until
+    /// the transaction ends.
+    pub row_lock_sql: Vec<String>,
+    pub lock_annotations: Vec<(Vec<String>, Vec<String>)>,
 }
 
 #[derive(Debug, Default)]
@@ -578,6 +583,12 @@ impl Catalogue {
             }
             locks.sql.extend(l.sql);
             locks.sql_all.extend(l.sql_all);
+            locks.row_lock_sql.extend(l.row_lock_sql);
+            if !l.lock_annotations.is_empty() {
+                locks
+                    .lock_annotations
+                    .push((l.lock_annotations, l.lock_modes));
+            }
         }
         let mut parameters = SinkParameters::default();
         for p in k.parameter {

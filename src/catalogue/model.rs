@@ -494,17 +494,29 @@ impl Model for Catalogue {
 
     fn is_lock_sql(&self, sql: &str) -> bool {
         let locks = &self.guards.cluster_locks;
-        // One space between words, however the query was laid out (`for update\n  skip locked`).
-        let t = sql
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase();
+        let t = sql_words(sql);
         locks.sql.iter().any(|f| t.contains(f.as_str()))
             || locks
                 .sql_all
                 .iter()
                 .any(|all| all.iter().all(|f| t.contains(f.as_str())))
+    }
+
+    fn is_row_lock_sql(&self, sql: &str) -> bool {
+        let t = sql_words(sql);
+        self.guards
+            .cluster_locks
+            .row_lock_sql
+            .iter()
+            .any(|f| t.contains(f.as_str()))
+    }
+
+    fn is_row_lock_annotation(&self, is: &dyn Fn(&str) -> bool, mode: &str) -> bool {
+        self.guards
+            .cluster_locks
+            .lock_annotations
+            .iter()
+            .any(|(types, modes)| types.iter().any(|t| is(t)) && modes.iter().any(|m| m == mode))
     }
 }
 
@@ -545,4 +557,13 @@ impl Catalogue {
                 .collect(),
         }
     }
+}
+
+/// SQL text lowercased with one space between words, however the query was laid out
+/// (`for update\n  skip locked`).
+fn sql_words(sql: &str) -> String {
+    sql.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }

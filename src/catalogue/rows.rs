@@ -97,6 +97,12 @@ row!(FunctionBeanRegion, |r| format!(
     few(&r.annotations),
     few(&r.types)
 ));
+row!(FunctionCall, |r| format!(
+    "{}: {} on {}",
+    r.label,
+    few(&r.methods),
+    few(&r.types)
+));
 row!(SourceRow, |r| {
     let mut methods: Vec<String> = r
         .static_methods
@@ -247,6 +253,9 @@ row!(ClusterLock, |r| {
         ("clustered ", &r.settings),
         ("granted ", &r.granted_events),
         ("sql ", &r.sql),
+        ("in a transaction, sql ", &r.row_lock_sql),
+        ("in a transaction, @", &r.lock_annotations),
+        ("lock modes ", &r.lock_modes),
     ];
     let mut out: Vec<String> = parts
         .iter()

@@ -32,6 +32,20 @@ pub struct Regions {
     pub recursion: Vec<RecursionRegion>,
     pub step: Vec<StepRegion>,
     pub function_bean: Vec<FunctionBeanRegion>,
+    pub function_call: Vec<FunctionCall>,
+}
+
+/// Functional interfaces: a call of one of `methods` on a value of one of `types` runs the
+/// lambdas and method references that flow into that value — also when the value is held in a
+/// field that a constructor, a setter or a builder filled. (A project interface with one
+/// abstract method is functional without a row.)
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionCall {
+    pub id: String,
+    pub label: String,
+    pub types: Vec<String>,
+    pub methods: Vec<String>,
 }
 
 /// Functions declared as beans that a framework binds to a message destination and calls for
@@ -721,6 +735,17 @@ pub struct ClusterLock {
     pub sql: Vec<String>,
     #[serde(default)]
     pub sql_all: Vec<Vec<String>>,
+    /// Lowercase fragments of SQL that lock the rows it reads until the transaction ends
+    /// (`select … for update`): a guard only where the method that runs it is in a transaction.
+    #[serde(default)]
+    pub row_lock_sql: Vec<String>,
+    /// With `lock_modes`: annotations of a project query method that lock the rows it reads
+    /// until the transaction ends when their value is one of `lock_modes`
+    /// (`@Lock(LockModeType.PESSIMISTIC_WRITE)`); a guard only inside a transaction, as above.
+    #[serde(default)]
+    pub lock_annotations: Vec<String>,
+    #[serde(default)]
+    pub lock_modes: Vec<String>,
 }
 
 /// Known non-idempotent calls: `[[side_effects.call]]`, `[[side_effects.key_carrier]]`.

@@ -29,30 +29,79 @@ impl Cx<'_> {
             };
             text.is_some_and(|t| self.model.is_lock_sql(&t))
         }) || self.callee_locks(c)
+            || self.row_lock(c)
     }
 
-    /// A project method whose query annotation takes a lock or claims rows
-    /// (`@Query(value = "select id from inbox where id = :id and status = 'PENDING' "
-    /// + "for update skip locked", nativeQuery = true)`).
-    pub(super) fn callee_locks(&self, c: &Call) -> bool {
+    /// A read that locks its rows until the transaction ends (`select … for update`, a query
+    /// method annotated `@Lock(LockModeType.PESSIMISTIC_WRITE)`), in a method that runs in a
+    /// transaction: a second replica waits for this one to commit and reads what it left.
+    /// Outside a transaction every statement commits at once and the lock guards nothing.
+    fn row_lock(&self, c: &Call) -> bool {
+        if !self.transaction_of(self.id).is_some_and(|t| t.inside) {
+            return false;
+        }
+        let sql_arg = c.args.iter().any(|a| {
+            self.constant_text(self.class, a)
+                .is_some_and(|t| self.model.is_row_lock_sql(&t))
+        });
+        if sql_arg {
+            return true;
+        }
+        self.callee_annotated(c, &|class, a| {
+            let t = self
+                .project
+                .resolve_type(class.0, Some(class.1 as usize), &a.name);
+            let mode = a.constant_arg("value");
+            mode.is_some_and(|mode| {
+                self.model
+                    .is_row_lock_annotation(&|x| self.project.type_is(&t, x), &mode)
+            }) || a.args.iter().any(|(_, v)| {
+                self.constant_text(class, v)
+                    .is_some_and(|s| self.model.is_row_lock_sql(&s))
+            })
+        })
+    }
+
+    /// Does a method call `c` resolves to carry an annotation `is` accepts (with the class the
+    /// method is declared in)?
+    fn callee_annotated(
+        &self,
+        c: &Call,
+        is: &dyn Fn(crate::semantic::ClassRef, &Annotation) -> bool,
+    ) -> bool {
         let recv = self.receiver_type(c.recv.as_ref());
         self.project
             .resolve_call(self.class, c, recv)
             .iter()
             .any(|m| {
                 let class = self.project.class_of(*m);
-                self.project.method(*m).annotations.iter().any(|a| {
-                    a.args.iter().any(|(_, v)| {
-                        self.constant_text(class, v)
-                            .is_some_and(|s| self.model.is_lock_sql(&s))
-                    })
-                })
+                self.project
+                    .method(*m)
+                    .annotations
+                    .iter()
+                    .any(|a| is(class, a))
             })
+    }
+
+    /// A project method whose query annotation takes a lock or claims rows
+    /// (`@Query(value = "select id from inbox where id = :id and status = 'PENDING' "
+    /// + "for update skip locked", nativeQuery = true)`).
+    pub(super) fn callee_locks(&self, c: &Call) -> bool {
+        self.callee_annotated(c, &|class, a| {
+            a.args.iter().any(|(_, v)| {
+                self.constant_text(class, v)
+                    .is_some_and(|s| self.model.is_lock_sql(&s))
+            })
+        })
     }
 
     /// The text of a string constant, also when written as a concatenation of literals and
     /// constants (a query split over lines); `None` when a part is not a constant.
-    fn constant_text(&self, class: crate::semantic::ClassRef, e: &Expr) -> Option<String> {
+    pub(super) fn constant_text(
+        &self,
+        class: crate::semantic::ClassRef,
+        e: &Expr,
+    ) -> Option<String> {
         let mut text = String::new();
         // Operands left to right: the right operand is pushed first.
         let mut stack: Vec<&Expr> = vec![e];

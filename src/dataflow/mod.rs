@@ -26,6 +26,7 @@ mod records;
 mod sends;
 mod shapes;
 mod site;
+mod sql;
 mod summaries;
 
 pub use conds::{Cond, Fact, Test};
@@ -392,15 +393,22 @@ pub struct Effect {
 /// Sparse, since the analysis summarizes only the methods a region reaches (a few thousand of a
 /// project's hundred thousand) and a summary is a few hundred bytes.
 #[derive(Debug, Default)]
-pub struct Summaries(std::collections::HashMap<MethodId, Summary>);
+pub struct Summaries(
+    std::collections::HashMap<MethodId, Summary>,
+    /// The methods whose summaries are still to come (see [`summaries::watching`]).
+    std::collections::HashSet<MethodId>,
+);
 
 impl Summaries {
     /// The summary of method `m` (empty when it was not summarized).
     pub fn of(&self, m: MethodId) -> &Summary {
         static EMPTY: std::sync::OnceLock<Summary> = std::sync::OnceLock::new();
-        self.0
-            .get(&m)
-            .unwrap_or_else(|| EMPTY.get_or_init(Summary::default))
+        self.0.get(&m).unwrap_or_else(|| {
+            if self.1.contains(&m) {
+                summaries::read_unsettled();
+            }
+            EMPTY.get_or_init(Summary::default)
+        })
     }
 
     /// Record `summary` for `m`; whether it differs from what was recorded.

@@ -285,6 +285,11 @@ pub trait Model: Factories + Sync {
     fn granted_events(&self) -> &[String];
     /// Does SQL text take a cluster-wide lock or claim rows?
     fn is_lock_sql(&self, sql: &str) -> bool;
+    /// Does SQL text lock the rows it reads until the transaction ends (`for update`)?
+    fn is_row_lock_sql(&self, sql: &str) -> bool;
+    /// Does an annotation of a query method (its type answered by `is`) with this constant
+    /// value (`PESSIMISTIC_WRITE`) lock the rows the query reads until the transaction ends?
+    fn is_row_lock_annotation(&self, is: &dyn Fn(&str) -> bool, mode: &str) -> bool;
 }
 
 /// How a transaction annotation runs its method.

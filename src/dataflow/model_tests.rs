@@ -115,6 +115,12 @@ impl Model for TinyModel {
     fn is_lock_sql(&self, _: &str) -> bool {
         false
     }
+    fn is_row_lock_sql(&self, _: &str) -> bool {
+        false
+    }
+    fn is_row_lock_annotation(&self, _: &dyn Fn(&str) -> bool, _: &str) -> bool {
+        false
+    }
 }
 
 const SNIPPET: &str = r#"

@@ -234,6 +234,10 @@ impl Cx<'_> {
                 span: m.name_span,
             };
             if self.model.is_key_param(&p.name) {
+                if self.stored_only_if_absent(p) {
+                    // The query inserts it into a new row only: the row keeps the first key.
+                    continue;
+                }
                 self.out.summary.param_sinks.insert(
                     ParamPath::Whole(i),
                     SinkRef {
@@ -273,5 +277,28 @@ impl Cx<'_> {
                 }
             }
         }
+    }
+}
+
+impl Cx<'_> {
+    /// Is parameter `p` of this (query) method stored only into a new row by the SQL of one of
+    /// its annotations (`@Query(value = "insert … on conflict (…) do update set status = …")`),
+    /// bound by its own name or by the name an annotation of it gives (`@Param("key")`)?
+    fn stored_only_if_absent(&self, p: &crate::java::ir::Param) -> bool {
+        let mut bound = vec![p.name.clone()];
+        bound.extend(
+            p.annotations
+                .iter()
+                .filter_map(|a| self.project.constant(self.class, annotation_value(a)?)),
+        );
+        self.method.annotations.iter().any(|a| {
+            a.args.iter().any(|(_, v)| {
+                self.constant_text(self.class, v).is_some_and(|sql| {
+                    bound
+                        .iter()
+                        .any(|b| super::sql::stored_only_if_absent(&sql, b))
+                })
+            })
+        })
     }
 }

@@ -20,15 +20,18 @@ const PARALLEL_ROUND: usize = 8;
 /// interpreted once unless it is part of a recursion, which iterates to a fixpoint.
 /// `calls` is the call graph among them (it does not depend on summaries).
 /// Also returns a method of each recursive cycle that did not converge (its summaries, and
-/// findings through them, may be incomplete).
+/// findings through them, may be incomplete), and the flows (summary left empty) of the
+/// methods whose one analysis read only summaries that were final by then: analysing them
+/// again against the final summaries gives the same flow, so the caller reuses it.
 pub fn summarize(
     project: &mut Project,
     model: &dyn Model,
     ids: &[MethodId],
     calls: &HashMap<MethodId, Vec<MethodId>>,
-) -> (Summaries, Vec<MethodId>) {
+) -> (Summaries, Vec<MethodId>, HashMap<MethodId, MethodFlow>) {
     let mut unconverged = Vec::new();
-    let mut sums = Summaries::default();
+    let mut sums = Summaries(Default::default(), ids.iter().copied().collect());
+    let mut settled_flows = HashMap::new();
     let (sccs, scc_of) = components(ids, calls);
     // Level of a component: one more than its deepest callee component.
     let mut level = vec![0usize; sccs.len()];
@@ -59,17 +62,25 @@ pub fn summarize(
         let (cyclic, single): (Vec<usize>, Vec<usize>) =
             comps.into_iter().partition(|c| recursive(*c));
         let single: Vec<MethodId> = single.into_iter().map(|c| sccs[c][0]).collect();
-        let done: Vec<Summary> = project.map_in_batches(&single, |p, id| {
-            let mut summary = super::analyze(p, model, &sums, id).summary;
+        let done: Vec<(Summary, Option<MethodFlow>)> = project.map_in_batches(&single, |p, id| {
+            let (mut flow, unsettled) = watching(|| super::analyze(p, model, &sums, id));
+            let mut summary = std::mem::take(&mut flow.summary);
             summary.coarsen();
-            summary
+            (summary, (!unsettled).then_some(flow))
         });
-        for (id, summary) in single.into_iter().zip(done) {
+        for (id, (summary, flow)) in single.into_iter().zip(done) {
             sums.set(id, summary);
+            sums.1.remove(&id);
+            if let Some(flow) = flow {
+                settled_flows.insert(id, flow);
+            }
         }
         for c in &cyclic {
             if !fixpoint(project, model, &sccs[*c], calls, &mut sums) {
                 unconverged.push(sccs[*c][0]);
+            }
+            for m in &sccs[*c] {
+                sums.1.remove(m);
             }
         }
         if !cyclic.is_empty() {
@@ -77,7 +88,35 @@ pub fn summarize(
         }
     }
     debug_summaries(project, &sums, ids);
-    (sums, unconverged)
+    (sums, unconverged, settled_flows)
+}
+
+thread_local! {
+    /// Whether the analysis running on this thread read the summary of a method still to be
+    /// summarized (`None`: no analysis is watched).
+    static UNSETTLED: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` (one method's analysis) and tells whether it read the summary of a method whose
+/// summary was still to come ([`Summaries::of`] of a method not yet summarized, which reads
+/// as empty): only a flow that read none is the flow of the final summaries.
+fn watching<T>(f: impl FnOnce() -> T) -> (T, bool) {
+    let before = UNSETTLED.with(|u| u.replace(Some(false)));
+    let out = f();
+    let read = UNSETTLED.with(|u| u.replace(before)) == Some(true);
+    if read && before.is_some() {
+        read_unsettled();
+    }
+    (out, read)
+}
+
+/// Notes that the watched analysis read a summary still to come.
+pub(super) fn read_unsettled() {
+    UNSETTLED.with(|u| {
+        if u.get().is_some() {
+            u.set(Some(true));
+        }
+    });
 }
 
 /// With `RETRYLINT_DEBUG_SUMMARY=text`, the summaries of the methods whose `Class.method` name

@@ -41,6 +41,11 @@ pub(crate) fn find(
     // The interceptors of the clients a region may send through run inside it (SPEC 3.2).
     let mut sends = regions::client_sends(project, cat, &wanted);
     sends.by_call = instance_sends;
+    // A functional value called where it is held runs the lambdas stored into it: a region
+    // that makes the call enters them as it enters a client's interceptors.
+    sends.by_call.extend(crate::phase("functions", || {
+        regions::function_sends(project, cat)
+    }));
     // The bodies the region search read are given back; those the regions reach are read
     // again below, a batch at a time.
     project.release_bodies();
@@ -77,19 +82,33 @@ pub(crate) fn find(
     }
     regions::enter_interceptors(project, &graph, &mut all_regions, &sends);
     regions::enter_interceptors(project, &graph, &mut dead_regions, &sends);
-    let (sums, unconverged) = crate::phase("summaries", || {
+    let (sums, unconverged, mut flows) = crate::phase("summaries", || {
         flow::summarize(project, cat, &ids, &graph.callee_lists())
     });
-    let flows: HashMap<MethodId, MethodFlow> = crate::phase("flows", || {
-        let found = project.map_in_batches(&ids, |p, id| {
+    // The flows the summaries' pass could not give (recursive cycles, and methods that read a
+    // summary before it was final) are analysed again against the final summaries.
+    let again: Vec<MethodId> = ids
+        .iter()
+        .filter(|id| !flows.contains_key(id))
+        .copied()
+        .collect();
+    crate::phase("flows", || {
+        let more = project.map_in_batches(&again, |p, id| {
             let mut f = flow::analyze(p, cat, &sums, id);
             // The rules read events, effects and calls; the summary is in `sums` already.
             f.summary = flow::Summary::default();
             f
         });
-        ids.iter().copied().zip(found).collect()
+        flows.extend(again.iter().copied().zip(more));
     });
     let project = &*project;
+    if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+        eprintln!(
+            "retrylint: {} of {} flows analysed again after the summaries",
+            again.len(),
+            ids.len()
+        );
+    }
     debug_assert!(
         interpreter_edges_missing_from_graph(&flows, &graph).is_empty(),
         "the interpreter resolved calls the call graph lacks: {:?}",

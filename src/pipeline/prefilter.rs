@@ -250,6 +250,8 @@ struct ClientLinks {
     registrations: HashSet<u32>,
     /// The client annotations (`FeignClient`).
     clients: HashSet<u32>,
+    /// The simple names of the functional interfaces of `[[regions.function_call]]` rows.
+    functional: HashSet<String>,
 }
 
 impl ClientLinks {
@@ -259,6 +261,9 @@ impl ClientLinks {
             interceptors: HashSet::new(),
             registrations: HashSet::new(),
             clients: HashSet::new(),
+            functional: (cat.regions.function_call.iter().flat_map(|r| &r.types))
+                .map(|t| t.rsplit('.').next().unwrap_or(t).to_string())
+                .collect(),
         };
         for row in &cat.regions.interceptor {
             let Some(b) = &row.beans else { continue };
@@ -402,7 +407,7 @@ impl Closure {
             for (r, a) in added.carriers.iter().enumerate() {
                 carriers_now[r].extend(a);
             }
-            self.mark_methods(files, &delta, &carriers_now, &mut added);
+            self.mark_methods(files, &delta, &carriers_now, links, &mut added);
             self.mark_clients(files, links, &mut added);
             for (i, p) in files.parsed.iter().enumerate() {
                 self.checked[i] |= p.is_some();
@@ -502,6 +507,7 @@ impl Closure {
         files: &Files,
         delta: &Added,
         carriers_now: &[HashSet<u32>],
+        links: &ClientLinks,
         added: &mut Added,
     ) {
         for (i, p) in files.parsed.iter().enumerate() {
@@ -527,6 +533,7 @@ impl Closure {
                 }
                 b[mi] = true;
                 let m = &p.facts.methods[mi];
+                stored_functions(&self.names, m, part.text_hit, &links.functional, added);
                 // Its users know it by its name, a constructor by its class's names.
                 if !m.is_ctor && m.name != "<init>" {
                     let h = scope::token_hash(m.name.as_bytes());
@@ -553,6 +560,75 @@ impl Closure {
                     }
                 }
             }
+        }
+    }
+}
+
+/// A function stored and called later runs where it is called (`Retries.builder()
+/// .action(() -> …)`, then `action.call()` in a retry loop): a method that leads to an
+/// effect through a lambda or method reference it passes to `x(…)` makes `x` lead to one;
+/// a method storing a functional parameter into a field (`this.action = action`) makes the
+/// field's name lead to one, so the methods calling the function are followed back too.
+fn stored_functions(
+    names_so_far: &HashSet<u32>,
+    m: &crate::java::ir::Method,
+    text_hit: bool,
+    functional: &HashSet<String>,
+    added: &mut Added,
+) {
+    use crate::java::ir::{Expr, Node};
+    let Some(body) = m.peek_body() else { return };
+    let known = |n: &str| {
+        let h = scope::token_hash(n.as_bytes());
+        names_so_far.contains(&h) || added.names.contains(&h)
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for n in Node::all(&body) {
+        let Node::Expr(e) = n else { continue };
+        match e {
+            Expr::Call(c) => {
+                let leads = c.args.iter().any(|a| match a.peel() {
+                    Expr::MethodRef(r) => text_hit || known(&r.name),
+                    Expr::Lambda(_) => {
+                        let mut stack = vec![Node::Expr(a)];
+                        let mut hit = text_hit;
+                        while let Some(x) = stack.pop() {
+                            if let Node::Expr(Expr::Call(k)) = x {
+                                hit |= known(&k.name);
+                            }
+                            x.children(&mut stack);
+                        }
+                        hit
+                    }
+                    _ => false,
+                });
+                if leads {
+                    names.push(&c.name);
+                }
+            }
+            Expr::Assign(a) if a.op == "=" => {
+                let stored = match a.value.peel() {
+                    Expr::Name(v, _) => m.params.iter().find(|p| p.name == *v),
+                    _ => None,
+                };
+                let functional_param = stored.is_some_and(|p| {
+                    let base = p.ty.split('<').next().unwrap_or(&p.ty).trim();
+                    functional.contains(base.rsplit('.').next().unwrap_or(base))
+                });
+                if !functional_param {
+                    continue;
+                }
+                if let Expr::Field(_, f, _) | Expr::Name(f, _) = a.target.peel() {
+                    names.push(f);
+                }
+            }
+            _ => {}
+        }
+    }
+    for n in names {
+        let h = scope::token_hash(n.as_bytes());
+        if !names_so_far.contains(&h) {
+            added.names.insert(h);
         }
     }
 }

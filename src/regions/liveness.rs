@@ -51,6 +51,8 @@ pub enum Dead {
         /// The fallback method's name and the exception type its last parameter takes.
         fallback: String,
         caught: String,
+        /// The fallback method (its body was read: it never throws).
+        method: MethodId,
     },
     /// An aspect that fails every call of a method with this (synchronous) return type.
     Synchronous { aspect: String, ret: String },
@@ -123,6 +125,7 @@ impl Dead {
                 aspect,
                 fallback,
                 caught,
+                ..
             } => format!(
                 "`@{aspect}` runs inside the retry and its fallback `{fallback}(…, {caught})` turns every failure into a normal return before the retry sees it"
             ),
@@ -623,11 +626,12 @@ fn aspect_reason(
             // The aspect runs outside the retry: the retry sees every failure first.
             continue;
         }
-        if let Some((fallback, caught)) = fallback_taking_all(project, class, m, a) {
+        if let Some((fallback, caught, method)) = fallback_taking_all(project, class, m, a) {
             return Some(Dead::Fallback {
                 aspect: simple(&a.name).to_string(),
                 fallback,
                 caught,
+                method,
             });
         }
     }
@@ -655,14 +659,16 @@ fn returns_async(project: &Project, id: MethodId, m: &Method, row: &AspectRow) -
 }
 
 /// The `fallbackMethod` of aspect annotation `a` when a method of that name in the class takes
-/// every failure `m` can raise: its last parameter is `Exception` or `Throwable`, or the only
-/// exception `m` declares. With the exception type.
+/// every failure `m` can raise — its last parameter is `Exception` or `Throwable`, or the only
+/// exception `m` declares — and turns it into a return: a fallback with a `throw` anywhere in its
+/// body (`throw new RuntimeException("…", t)`) hands failures on to the retry. With the exception
+/// type and the fallback method.
 fn fallback_taking_all(
     project: &Project,
     class: ClassRef,
     m: &Method,
     a: &Annotation,
-) -> Option<(String, String)> {
+) -> Option<(String, String, MethodId)> {
     let name = a.args.iter().find_map(|(k, v)| match (k.as_deref(), v) {
         (Some("fallbackMethod"), Expr::Str(s, _)) => Some(s.clone()),
         _ => None,
@@ -679,7 +685,8 @@ fn fallback_taking_all(
         let last = &fm.params.last()?.ty;
         let takes_all = catches_all(last) && simple(last) != "RuntimeException"
             || only_thrown.is_some_and(|t| t == simple(last));
-        takes_all.then(|| (name.clone(), last.clone()))
+        let returns = fm.body().is_some_and(|b| !throws_in(b));
+        (takes_all && returns).then(|| (name.clone(), last.clone(), *f))
     })
 }
 

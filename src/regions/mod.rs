@@ -13,6 +13,7 @@ mod registration;
 mod retry_loops;
 mod sent_through;
 mod steps;
+mod stored_functions;
 mod transactions;
 
 pub use annotations::annotation_regions;
@@ -25,6 +26,7 @@ pub use registration::{
 };
 pub use retry_loops::{is_retry_loop, may_hold_region};
 pub use sent_through::enter_interceptors;
+pub use stored_functions::function_sends;
 pub use transactions::{in_transaction, leaves_transaction, own_transaction};
 
 use crate::java::ir::*;

@@ -41,7 +41,11 @@ declare_rule! {
     /// back does not count; one through a `REQUIRES_NEW` method does), a map or `AtomicReference` created before the region (`computeIfAbsent`,
     /// `putIfAbsent`, `updateAndGet(v -> v != null ? v : …)`), the `RetryContext`
     /// (`setAttribute` on the first attempt, `computeAttribute`), Temporal heartbeat details read
-    /// back with `getHeartbeatDetails`. The header may be built from the stored place or from
+    /// back with `getHeartbeatDetails`, a row the database keeps the first key of (a repository
+    /// `@Query` that inserts the key only with a new row: `INSERT … ON CONFLICT DO NOTHING`,
+    /// `INSERT IGNORE`, an upsert whose `DO UPDATE SET`/`ON DUPLICATE KEY UPDATE` leaves the key's
+    /// column alone; one that sets it, `idempotency_key = EXCLUDED.idempotency_key`, is
+    /// reported). The header may be built from the stored place or from
     /// the local that was stored into it:
     /// ```java
     /// String k;

@@ -21,7 +21,12 @@ declare_rule! {
     /// (a flag that an `OnGrantedEvent` handler sets to `true`); SQL claims
     /// (advisory locks, `FOR UPDATE SKIP LOCKED`, a conditional `UPDATE … WHERE` whose row count
     /// is tested — also in a repository's `@Query`, written whole or as a concatenation, behind a
-    /// service that returns `null` or `false` when it lost); claiming work from a shared queue or subscription, where each item goes to one
+    /// service that returns `null` or `false` when it lost); a row lock held until the
+    /// transaction ends (`select … for update`, Spring Data `@Lock(LockModeType.PESSIMISTIC_WRITE)`)
+    /// read in a method that runs in a transaction, whose result decides the work (`if
+    /// (locked.isEmpty()) return;`, a switch on the locked row's state): a second replica waits
+    /// for the first to commit and reads what it left — outside a transaction, or with a shared
+    /// `PESSIMISTIC_READ` lock, it is no guard; claiming work from a shared queue or subscription, where each item goes to one
     /// replica (SQS `receiveMessage`, Spring Cloud AWS `SqsTemplate.receive…`, JMS `receive`,
     /// Kafka `poll`, a project wrapper returning what they received, Conductor's `queueDAO.pop`,
     /// a listener subscribed to a queue); and Quartz with a clustered job store.

@@ -34,7 +34,8 @@ declare_rule! {
     ///   fallback turns every failure into a normal return before the retry sees it (unless
     ///   `application.yml` or `.properties` orders the aspects otherwise, e.g.
     ///   `resilience4j.retry.retry-aspect-order`); a fallback typed `CallNotPermittedException`
-    ///   leaves the retry live;
+    ///   leaves the retry live, and so does a fallback that throws (`throw new
+    ///   PayoutFailedException("…", t)` anywhere in its body hands failures on to the retry);
     /// - Resilience4j `@TimeLimiter` on a method that returns neither a `CompletionStage` nor a
     ///   reactive type: it fails every call before the body runs.
     ///
@@ -187,6 +188,13 @@ fn check(cx: &Context) -> Vec<Finding> {
                 owners.len() - 1
             )
         };
+        if let crate::regions::liveness::Dead::Fallback { method, .. } = dead {
+            // The fallback's body was read (it never throws): not reported when it is broken.
+            f.reads.push((
+                project.files[method.0 as usize].path.clone(),
+                project.method(*method).span,
+            ));
+        }
         if dead.reads_bodies() {
             // Read from the bodies: not reported when the annotated method's code is broken.
             for part in &r.parts {

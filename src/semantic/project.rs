@@ -38,6 +38,8 @@ impl TypeRef {
 
 pub struct Project {
     pub files: Vec<SourceFile>,
+    /// Methods [`Project::map_in_batches`] ran since the decoded bodies were last given back.
+    mapped: usize,
     /// Every class by fully qualified name: several build modules may hold the same one.
     class_by_fqn: HashMap<String, Vec<ClassRef>>,
     modules: Modules,
@@ -166,6 +168,7 @@ impl Project {
             deps: None,
             super_lookups: HashMap::new(),
             noted: HashMap::new(),
+            mapped: 0,
         };
         let recording = deps.is_some();
         p.modules = Modules::discover(p.files.iter().map(|f| f.path.as_str()));
@@ -311,7 +314,12 @@ impl Project {
         for batch in ids.chunks(BODY_BATCH) {
             let this = &*self;
             out.extend(batch.par_iter().map(|id| f(this, *id)).collect::<Vec<T>>());
-            self.release_bodies();
+            // Given back once a batch's worth of methods ran (a walk of every file), not after
+            // every call: a call graph walked one method per round stays linear.
+            self.mapped += batch.len();
+            if self.mapped >= BODY_BATCH {
+                self.release_bodies();
+            }
         }
         out
     }
@@ -320,6 +328,7 @@ impl Project {
     /// place a decoded body ends, at the boundaries of [`Project::map_in_batches`] and of the
     /// phases of the analysis.
     pub fn release_bodies(&mut self) {
+        self.mapped = 0;
         for f in &mut self.files {
             f.facts.release_bodies();
         }

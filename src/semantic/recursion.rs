@@ -52,6 +52,14 @@ pub fn retries_itself_in(
                 let failing = catches.iter().flat_map(|(_, c)| c);
                 stack.extend(failing.map(|s| (Node::Stmt(s), true)));
             }
+            // `throw wrap(e)`: the call makes the exception to raise (an overload converting
+            // it, `unchecked(Exception)`), it does not run the work again.
+            Node::Stmt(Stmt::Throw(x)) if matches!(x.peel(), Expr::Call(_)) => {
+                if let Expr::Call(c) = x.peel() {
+                    let parts = c.recv.iter().chain(&c.args);
+                    stack.extend(parts.map(|x| (Node::Expr(x), f)));
+                }
+            }
             Node::Expr(Expr::Call(c)) => {
                 let on_self = matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)));
                 if f && on_self && c.name == m.name && c.args.len() == m.params.len() {
@@ -122,6 +130,15 @@ mod tests {
         let m = method(src, "attempt");
         let r = retries_itself(&m, &|op| op == "exceptionallyCompose").unwrap();
         assert_eq!(r.counters, vec![0]);
+    }
+
+    #[test]
+    fn a_thrown_call_on_itself_makes_an_exception_and_is_not_a_retry() {
+        let m = method(
+            "class A { static <T> Supplier<T> unchecked(CheckedSupplier<T> s) { return () -> { try { return s.get(); } catch (Exception e) { throw unchecked(e); } }; } }",
+            "unchecked",
+        );
+        assert_eq!(retries_itself(&m, &|_| false), None);
     }
 
     #[test]
