@@ -31,9 +31,10 @@ pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
     let t0 = std::time::Instant::now();
     let out = f();
     eprintln!(
-        "retrylint: {name}: {:.3}s{}",
+        "retrylint: {name}: {:.3}s{}{}",
         t0.elapsed().as_secs_f64(),
-        peak_memory()
+        peak_memory(),
+        heap_in_use()
     );
     out
 }
@@ -48,6 +49,19 @@ fn peak_memory() -> String {
                 .map(|v| format!(", peak {}", v.trim()))
         })
         .unwrap_or_default()
+}
+
+/// The bytes the allocator holds for live allocations now, where it tells it (glibc): the
+/// resident peak also counts what freed memory the allocator kept.
+fn heap_in_use() -> String {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads the allocator's counters.
+        let m = unsafe { libc::mallinfo2() };
+        format!(", heap in use {} kB", (m.uordblks + m.hblkhd) / 1024)
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    String::new()
 }
 
 pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
@@ -262,8 +276,8 @@ fn analyse_every_file(
         }
     }
     report.summary.files_scanned = files.len();
-    let project = phase("index", || index::Project::new(files));
-    let (findings, truncated) = analysis::find(&project, cat, None, false);
+    let mut project = phase("index", || index::Project::new(files));
+    let (findings, truncated) = analysis::find(&mut project, cat, None, false);
     (project, findings, truncated)
 }
 

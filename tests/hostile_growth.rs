@@ -233,7 +233,8 @@ fn run(dir: &Path) -> Cost {
         .filter_map(|l| {
             l.split(", peak ")
                 .nth(1)?
-                .strip_suffix(" kB")?
+                .split(" kB")
+                .next()?
                 .parse::<f64>()
                 .ok()
         })

@@ -24,7 +24,7 @@ const PARALLEL_ROUND: usize = 8;
 /// methods whose one analysis read only summaries that were final by then: analysing them
 /// again against the final summaries gives the same flow, so the caller reuses it.
 pub fn summarize(
-    project: &Project,
+    project: &mut Project,
     model: &dyn Model,
     ids: &[MethodId],
     calls: &HashMap<MethodId, Vec<MethodId>>,
@@ -61,30 +61,30 @@ pub fn summarize(
         };
         let (cyclic, single): (Vec<usize>, Vec<usize>) =
             comps.into_iter().partition(|c| recursive(*c));
-        let done: Vec<(MethodId, Summary, Option<MethodFlow>)> = single
-            .par_iter()
-            .map(|c| {
-                let id = sccs[*c][0];
-                let (mut flow, unsettled) = watching(|| super::analyze(project, model, &sums, id));
-                let mut summary = std::mem::take(&mut flow.summary);
-                summary.coarsen();
-                (id, summary, (!unsettled).then_some(flow))
-            })
-            .collect();
-        for (id, summary, flow) in done {
+        let single: Vec<MethodId> = single.into_iter().map(|c| sccs[c][0]).collect();
+        let done: Vec<(Summary, Option<MethodFlow>)> = project.map_in_batches(&single, |p, id| {
+            let (mut flow, unsettled) = watching(|| super::analyze(p, model, &sums, id));
+            let mut summary = std::mem::take(&mut flow.summary);
+            summary.coarsen();
+            (summary, (!unsettled).then_some(flow))
+        });
+        for (id, (summary, flow)) in single.into_iter().zip(done) {
             sums.set(id, summary);
             sums.1.remove(&id);
             if let Some(flow) = flow {
                 settled_flows.insert(id, flow);
             }
         }
-        for c in cyclic {
-            if !fixpoint(project, model, &sccs[c], calls, &mut sums) {
-                unconverged.push(sccs[c][0]);
+        for c in &cyclic {
+            if !fixpoint(project, model, &sccs[*c], calls, &mut sums) {
+                unconverged.push(sccs[*c][0]);
             }
-            for m in &sccs[c] {
+            for m in &sccs[*c] {
                 sums.1.remove(m);
             }
+        }
+        if !cyclic.is_empty() {
+            project.release_bodies();
         }
     }
     debug_summaries(project, &sums, ids);

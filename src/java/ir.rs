@@ -138,6 +138,8 @@ pub struct Body {
     tree: std::sync::OnceLock<Block>,
 }
 
+static DECODINGS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 impl Body {
     pub fn new(block: Option<Block>) -> Body {
         let tree = std::sync::OnceLock::new();
@@ -154,11 +156,7 @@ impl Body {
     pub fn get(&self) -> Option<&Block> {
         match &self.code {
             None => self.tree.get(),
-            Some(code) => Some(self.tree.get_or_init(|| {
-                // Encoded by `seal` of this build, or read from a cache entry sealed with this
-                // machine's key for this facts format.
-                postcard::from_bytes(code).expect("a method body encoded by this build")
-            })),
+            Some(code) => Some(self.tree.get_or_init(|| Body::decode(code))),
         }
     }
 
@@ -170,9 +168,19 @@ impl Body {
             return Some(std::borrow::Cow::Borrowed(b));
         }
         let code = self.code.as_ref()?;
-        Some(std::borrow::Cow::Owned(
-            postcard::from_bytes(code).expect("a method body encoded by this build"),
-        ))
+        Some(std::borrow::Cow::Owned(Body::decode(code)))
+    }
+
+    fn decode(code: &[u8]) -> Block {
+        DECODINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // Encoded by `seal` of this build, or read from a cache entry sealed with this
+        // machine's key for this facts format.
+        postcard::from_bytes(code).expect("a method body encoded by this build")
+    }
+
+    /// How many times a body was decoded in this process (`RETRYLINT_TIMINGS`).
+    pub fn decodings() -> usize {
+        DECODINGS.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The tree to change (decoded if sealed; it is no longer sealed after).
@@ -202,6 +210,14 @@ impl Body {
                 }
                 code
             }));
+        }
+    }
+
+    /// Drop the decoded tree of a sealed body (its next reader decodes it again); a body that
+    /// was never sealed keeps its only form.
+    pub fn release(&mut self) {
+        if self.code.is_some() {
+            self.tree.take();
         }
     }
 
@@ -346,6 +362,13 @@ impl FileFacts {
     pub fn seal_bodies(&mut self) {
         for m in &mut self.methods {
             m.body.seal();
+        }
+    }
+
+    /// Every sealed body back to its encoded form alone (see [`Body::release`]).
+    pub fn release_bodies(&mut self) {
+        for m in &mut self.methods {
+            m.body.release();
         }
     }
 

@@ -9,7 +9,6 @@ use crate::java::ir::ScopeId;
 use crate::regions::{self, Part, Region};
 use crate::rules;
 use crate::semantic::{CallGraph, MethodId, Project};
-use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Why a method's analysis is incomplete.
@@ -26,7 +25,7 @@ pub(crate) enum Lost {
 /// can lead to a key sink or a side effect; no other region can hold a finding). A `probe`
 /// stops once the methods the regions reach are known (the prefilter's forward rounds).
 pub(crate) fn find(
-    project: &Project,
+    project: &mut Project,
     cat: &Catalogue,
     only: Option<&HashSet<MethodId>>,
     probe: bool,
@@ -47,24 +46,25 @@ pub(crate) fn find(
     sends.by_call.extend(crate::phase("functions", || {
         regions::function_sends(project, cat)
     }));
+    // The bodies the region search read are given back; those the regions reach are read
+    // again below, a batch at a time.
+    project.release_bodies();
 
     // Only methods a region reaches can hold a finding or feed one.
     let graph = crate::phase("relevant", || {
-        CallGraph::reached_from(
-            project,
-            cat,
-            all_regions
-                .iter()
-                .flat_map(region_methods)
-                .chain(
-                    // A dead region outside `only` reaches no effect: nothing latent to follow.
-                    dead_regions
-                        .iter()
-                        .flat_map(region_methods)
-                        .filter(|m| wanted(m)),
-                )
-                .chain(sends.interceptor_methods()),
-        )
+        let roots: Vec<MethodId> = all_regions
+            .iter()
+            .flat_map(region_methods)
+            .chain(
+                // A dead region outside `only` reaches no effect: nothing latent to follow.
+                dead_regions
+                    .iter()
+                    .flat_map(region_methods)
+                    .filter(|m| wanted(m)),
+            )
+            .chain(sends.interceptor_methods())
+            .collect();
+        CallGraph::reached_from(project, cat, roots)
     });
     let ids = graph.methods();
     if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
@@ -93,17 +93,15 @@ pub(crate) fn find(
         .copied()
         .collect();
     crate::phase("flows", || {
-        let more: Vec<(MethodId, MethodFlow)> = again
-            .par_iter()
-            .map(|id| {
-                let mut f = flow::analyze(project, cat, &sums, *id);
-                // The rules read events, effects and calls; the summary is in `sums` already.
-                f.summary = flow::Summary::default();
-                (*id, f)
-            })
-            .collect();
-        flows.extend(more);
+        let more = project.map_in_batches(&again, |p, id| {
+            let mut f = flow::analyze(p, cat, &sums, id);
+            // The rules read events, effects and calls; the summary is in `sums` already.
+            f.summary = flow::Summary::default();
+            f
+        });
+        flows.extend(again.iter().copied().zip(more));
     });
+    let project = &*project;
     if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
         eprintln!(
             "retrylint: {} of {} flows analysed again after the summaries",
@@ -124,7 +122,10 @@ pub(crate) fn find(
         let (n, decoded) = all.fold((0, 0), |(n, d), m| {
             (n + 1, d + usize::from(project.method(m).body.is_decoded()))
         });
-        eprintln!("retrylint: {decoded} of {n} method bodies decoded");
+        eprintln!(
+            "retrylint: {decoded} of {n} method bodies decoded now, {} decodings so far",
+            crate::java::ir::Body::decodings()
+        );
     }
     let reaches = regions::Reaches::new(project, &graph, &all_regions);
     let dead_reaches = regions::Reaches::new(project, &graph, &dead_regions);
@@ -158,7 +159,7 @@ pub(crate) fn find(
 /// Annotations and implementations come from the index; callbacks, pipelines and retry loops
 /// from a walk of only the methods that could hold one.
 fn regions_of(
-    project: &Project,
+    project: &mut Project,
     cat: &Catalogue,
     wanted: &(dyn Fn(&MethodId) -> bool + Sync),
 ) -> (Vec<Region>, usize, Vec<regions::InstanceSend>) {
@@ -194,14 +195,11 @@ fn regions_of(
         .filter(|m| wanted(m) && regions::may_hold_region(project.method(*m), cat))
         .collect();
     let found: Vec<(Vec<Region>, Vec<regions::InstanceSend>)> = crate::phase("regions", || {
-        candidates
-            .par_iter()
-            .map(|id| {
-                let mut v = regions::call_regions(project, cat, *id);
-                v.extend(regions::call_registrations(project, cat, *id));
-                (v, regions::instance_sends(project, cat, *id))
-            })
-            .collect()
+        project.map_in_batches(&candidates, |p, id| {
+            let mut v = regions::call_regions(p, cat, id);
+            v.extend(regions::call_registrations(p, cat, id));
+            (v, regions::instance_sends(p, cat, id))
+        })
     });
     let mut sends = Vec::new();
     for (v, s) in found {

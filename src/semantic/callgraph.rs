@@ -8,7 +8,6 @@
 use super::walk::{Body, Visitor, walk};
 use super::{Factories, MethodId, Project, method_ref_targets};
 use crate::java::ir::*;
-use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 
 /// The project methods called by method `id`, each with the scope of its call site; sorted,
@@ -96,7 +95,7 @@ impl CallGraph {
     /// The graph of every method reached from `roots` (the roots included), each method's
     /// edges computed once.
     pub fn reached_from(
-        project: &Project,
+        project: &mut Project,
         factories: &dyn Factories,
         roots: impl IntoIterator<Item = MethodId>,
     ) -> CallGraph {
@@ -104,10 +103,8 @@ impl CallGraph {
         let mut frontier: Vec<MethodId> = roots.into_iter().filter(|m| seen.insert(*m)).collect();
         let mut edges = HashMap::new();
         while !frontier.is_empty() {
-            let found: Vec<(MethodId, Vec<(ScopeId, MethodId)>)> = frontier
-                .par_iter()
-                .map(|id| (*id, callees(project, factories, *id)))
-                .collect();
+            let found: Vec<(MethodId, Vec<(ScopeId, MethodId)>)> =
+                project.map_in_batches(&frontier, |p, id| (id, callees(p, factories, id)));
             frontier.clear();
             for (id, out) in found {
                 for (_, c) in &out {

@@ -173,13 +173,13 @@ fn a_local_is_typed_from_its_declaration_in_a_loop_and_a_lambda_parameter_hides_
 
 #[test]
 fn the_graph_holds_only_the_methods_reached_from_its_roots() {
-    let p = project(&[(
+    let mut p = project(&[(
         "p/R.java",
         "package p; \
          class A { void a() { b(); } void b() { c(); } void c() { b(); } void unrelated() { a(); } }",
     )]);
     let a = method(&p, "A", "a");
-    let g = CallGraph::reached_from(&p, &NoFactories, [a]);
+    let g = CallGraph::reached_from(&mut p, &NoFactories, [a]);
     let names: Vec<String> = g
         .methods()
         .iter()

@@ -8,6 +8,11 @@ use std::collections::HashMap;
 pub type ClassRef = (u32, u32);
 pub type MethodId = (u32, u32);
 
+/// How many methods a phase reads before it gives their decoded bodies back (see
+/// [`Project::map_in_batches`]): large enough that a body several methods of a batch read is
+/// decoded once for them, small enough that a batch's bodies are a few megabytes.
+pub const BODY_BATCH: usize = 1024;
+
 pub struct SourceFile {
     pub path: String,
     pub facts: FileFacts,
@@ -33,6 +38,8 @@ impl TypeRef {
 
 pub struct Project {
     pub files: Vec<SourceFile>,
+    /// Methods [`Project::map_in_batches`] ran since the decoded bodies were last given back.
+    mapped: usize,
     /// Every class by fully qualified name: several build modules may hold the same one.
     class_by_fqn: HashMap<String, Vec<ClassRef>>,
     modules: Modules,
@@ -170,6 +177,7 @@ impl Project {
             super_lookups: HashMap::new(),
             noted: HashMap::new(),
             resolved,
+            mapped: 0,
         };
         let recording = deps.is_some();
         p.modules = Modules::discover(p.files.iter().map(|f| f.path.as_str()));
@@ -299,6 +307,40 @@ impl Project {
         let lo = v.partition_point(|m| self.method(*m).name.as_str() < name);
         let hi = lo + v[lo..].partition_point(|m| self.method(*m).name == name);
         &v[lo..hi]
+    }
+
+    /// `f` on each method of `ids`, in parallel, the answers in the order of `ids`. The methods
+    /// are taken [`BODY_BATCH`] at a time, and after each batch every body decoded in it is
+    /// given back ([`Project::release_bodies`]): the phases that read the bodies of many methods
+    /// hold the decoded bodies of one batch at a time, not of all of them.
+    pub fn map_in_batches<T: Send>(
+        &mut self,
+        ids: &[MethodId],
+        f: impl Fn(&Project, MethodId) -> T + Sync,
+    ) -> Vec<T> {
+        use rayon::prelude::*;
+        let mut out = Vec::with_capacity(ids.len());
+        for batch in ids.chunks(BODY_BATCH) {
+            let this = &*self;
+            out.extend(batch.par_iter().map(|id| f(this, *id)).collect::<Vec<T>>());
+            // Given back once a batch's worth of methods ran (a walk of every file), not after
+            // every call: a call graph walked one method per round stays linear.
+            self.mapped += batch.len();
+            if self.mapped >= BODY_BATCH {
+                self.release_bodies();
+            }
+        }
+        out
+    }
+
+    /// Every decoded method body given back: a reader after this decodes it again. The one
+    /// place a decoded body ends, at the boundaries of [`Project::map_in_batches`] and of the
+    /// phases of the analysis.
+    pub fn release_bodies(&mut self) {
+        self.mapped = 0;
+        for f in &mut self.files {
+            f.facts.release_bodies();
+        }
     }
 
     pub fn all_methods(&self) -> impl Iterator<Item = MethodId> + '_ {
