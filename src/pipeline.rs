@@ -56,8 +56,19 @@ fn peak_memory() -> String {
 fn heap_in_use() -> String {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        // SAFETY: mallinfo2 only reads the allocator's counters.
-        let m = unsafe { libc::mallinfo2() };
+        // Looked up at run time: glibc has `mallinfo2` since 2.33, while the released wheel
+        // links against glibc 2.17 (manylinux2014), where the figure is left out.
+        // SAFETY: `dlsym` gets a NUL-terminated name; a non-null result is glibc's
+        // `mallinfo2`, which has the signature it is cast to and only reads the allocator's
+        // counters.
+        let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"mallinfo2".as_ptr()) };
+        if f.is_null() {
+            return String::new();
+        }
+        let f = unsafe {
+            std::mem::transmute::<*mut libc::c_void, extern "C" fn() -> libc::mallinfo2>(f)
+        };
+        let m = f();
         format!(", heap in use {} kB", (m.uordblks + m.hblkhd) / 1024)
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
