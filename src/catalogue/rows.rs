@@ -70,7 +70,12 @@ row!(ImplementationRegion, |r| {
     } else {
         few(&r.supertypes)
     };
-    format!("{}: {} of {on}", r.label, few(&r.methods))
+    let taking = if r.param_types.is_empty() {
+        String::new()
+    } else {
+        format!(" taking {}", few(&r.param_types))
+    };
+    format!("{}: {} of {on}{taking}", r.label, few(&r.methods))
 });
 row!(InterceptorRegion, |r| {
     let how = if let Some(b) = &r.beans {

@@ -143,6 +143,15 @@ pub struct ImplementationRegion {
     pub label: String,
     #[serde(default)]
     pub scheduler: bool,
+    /// The implemented method counts only when its first parameter is one of these types (a
+    /// Lambda handler of a queue or asynchronous event, which is delivered again when the handler
+    /// fails; not one of an HTTP request, which is answered once). Empty: every implementation.
+    #[serde(default)]
+    pub param_types: Vec<String>,
+    /// The body runs again only when an attempt fails (a redelivery), so an implementation whose
+    /// body catches every exception and does not rethrow never runs again and is no region.
+    #[serde(default)]
+    pub on_failure: bool,
 }
 
 /// HTTP client interceptors that their client runs again when it re-sends a request by itself:

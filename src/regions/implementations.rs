@@ -2,7 +2,7 @@
 
 use super::pipelines::collect_returns;
 use super::{Part, Region};
-use crate::catalogue::Catalogue;
+use crate::catalogue::{Catalogue, ImplementationRegion};
 use crate::java::ir::{Expr, ScopeId};
 use crate::semantic::{Loc, MethodId, Project, TypeRef, collect_defs};
 use std::collections::HashMap;
@@ -72,7 +72,12 @@ pub fn implementation_regions(
                 }
                 for m in project.methods_of(c) {
                     let mm = project.method(*m);
-                    if mm.has_body() && !mm.is_ctor && names.contains(&mm.name) {
+                    if mm.has_body()
+                        && !mm.is_ctor
+                        && names.contains(&mm.name)
+                        && takes_row_param(project, row, *m)
+                        && !(row.on_failure && super::liveness::never_fails_at_all(project, *m))
+                    {
                         out.push(Region {
                             scheduler: row.scheduler,
                             ..Region::new(
@@ -90,7 +95,8 @@ pub fn implementation_regions(
                 }
             }
         }
-        if row.supertypes.is_empty() {
+        // A lambda's parameter types are not written: rows that look at them take classes only.
+        if row.supertypes.is_empty() || !row.param_types.is_empty() {
             continue;
         }
         // Lambdas typed as the framework type: returned, held in a local, or in a field.
@@ -143,6 +149,20 @@ pub fn implementation_regions(
         }
     }
     out
+}
+
+/// Does method `m` take what the row's implementations must take first (any, without
+/// `param_types`)?
+fn takes_row_param(project: &Project, row: &ImplementationRegion, m: MethodId) -> bool {
+    if row.param_types.is_empty() {
+        return true;
+    }
+    let Some(p) = project.method(m).params.first() else {
+        return false;
+    };
+    let class = project.class_of(m);
+    let t = project.resolve_type(m.0, Some(class.1 as usize), &p.ty);
+    row.param_types.iter().any(|x| project.type_is(&t, x))
 }
 
 fn lambda_scope(e: &Expr) -> Option<ScopeId> {

@@ -359,6 +359,12 @@ struct NeverFails {
     preamble: bool,
 }
 
+/// Does the body of `id` never fail (see [`never_fails`])? A redelivered handler that never
+/// fails is never delivered again.
+pub fn never_fails_at_all(project: &Project, id: MethodId) -> bool {
+    never_fails(project, id, &mut vec![id]).is_some()
+}
+
 /// How deep [`never_fails`] follows calls on `this`.
 const DELEGATION_DEPTH: usize = 4;
 
