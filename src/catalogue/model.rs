@@ -79,12 +79,14 @@ impl Factories for Catalogue {
         owner_is: &dyn Fn(&str) -> bool,
         method: &str,
     ) -> Option<GenericReturn> {
-        self.generic_rows(owner_is, method)
-            .find_map(|g| match (&g.returns_arg, &g.returns) {
-                (Some(i), _) => Some(GenericReturn::Arg(*i)),
-                (None, Some(t)) => Some(GenericReturn::Type(t.clone(), g.keeps.clone())),
-                (None, None) => None,
-            })
+        self.generic_rows(owner_is, method).find_map(|g| {
+            match (&g.returns_arg, &g.returns, g.maps) {
+                (Some(i), _, _) => Some(GenericReturn::Arg(*i)),
+                (None, Some(t), Some(f)) => Some(GenericReturn::Mapped(t.clone(), f)),
+                (None, Some(t), None) => Some(GenericReturn::Type(t.clone(), g.keeps.clone())),
+                (None, None, _) => None,
+            }
+        })
     }
 }
 

@@ -143,8 +143,10 @@ row!(GenericMethod, |r| {
     if let Some(i) = r.returns_arg {
         gives.push(format!("returns type argument {i}"));
     }
-    if let Some(t) = &r.returns {
-        gives.push(format!("returns {t}{:?}", r.keeps));
+    match (&r.returns, r.maps) {
+        (Some(t), Some(f)) => gives.push(format!("returns {t} of what argument {f} returns")),
+        (Some(t), None) => gives.push(format!("returns {t}{:?}", r.keeps)),
+        (None, _) => {}
     }
     format!(
         "type: {}.{} gives {}",

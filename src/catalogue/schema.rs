@@ -265,6 +265,11 @@ pub struct AnnotationRegion {
     /// catches every exception and does not rethrow never runs again.
     #[serde(default)]
     pub on_failure: bool,
+    /// With `on_failure`: annotation attributes that make the listener acknowledge its messages
+    /// itself (`@SqsListener(acknowledgementMode = "MANUAL")`). A message it leaves
+    /// unacknowledged is delivered again, so a body that catches every failure still runs again.
+    #[serde(default)]
+    pub manual_ack: Vec<AttributeValues>,
     /// An annotation of this row that can never fire is reported (RL006).
     #[serde(default)]
     pub report_dead: bool,
@@ -279,6 +284,15 @@ pub struct AnnotationRegion {
     /// … and the application setting that changes it.
     #[serde(default)]
     pub aspect_property: Option<String>,
+}
+
+/// An annotation attribute set to one of `values`: a string literal, or a constant (an enum
+/// value) by its simple name.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttributeValues {
+    pub attribute: String,
+    pub values: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -445,7 +459,9 @@ pub struct Factory {
 /// `Map<K, V>.forEach((k, v) -> …)`: `[0, 1]`). `returns_arg`: the call returns that type
 /// argument (`Optional<T>.get()`: `0`). `returns` with `keeps`: the call returns that generic
 /// type with those of the receiver's type arguments (`Collection<T>.stream()`:
-/// `java.util.stream.Stream`, `[0]`).
+/// `java.util.stream.Stream`, `[0]`). `returns` with `maps`: the call returns that generic type
+/// of what the function passed as argument `maps` returns (`Stream<T>.map(f)`: a `Stream<R>`
+/// for an `f` returning `R`), known where `f` is a method reference to a project method.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GenericMethod {
@@ -460,6 +476,8 @@ pub struct GenericMethod {
     pub returns: Option<String>,
     #[serde(default)]
     pub keeps: Vec<usize>,
+    #[serde(default)]
+    pub maps: Option<usize>,
 }
 
 /// Conversions that make a value of one of `kinds` coarse (stable within a period). The

@@ -283,6 +283,7 @@ pub fn dead_reason(
         }
     }
     if r.on_failure
+        && !acknowledges_itself(project, r, id)
         && let Some(NeverFails {
             caught,
             via,
@@ -296,6 +297,37 @@ pub fn dead_reason(
         });
     }
     aspect_reason(project, cat, r, id)
+}
+
+/// Does one of the row's annotations on method `id` make the listener acknowledge its messages
+/// itself (a `manual_ack` attribute set to one of its values)? Then a message left
+/// unacknowledged is delivered again, whether or not the body fails.
+fn acknowledges_itself(project: &Project, r: &AnnotationRegion, id: MethodId) -> bool {
+    if r.manual_ack.is_empty() {
+        return false;
+    }
+    let class = project.class_of(id);
+    project.method(id).annotations.iter().any(|a| {
+        let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
+        r.annotations.iter().any(|x| project.type_is(&t, x))
+            && r.manual_ack.iter().any(|m| {
+                a.args.iter().any(|(k, v)| {
+                    k.as_deref() == Some(m.attribute.as_str())
+                        && attribute_value(v).is_some_and(|s| m.values.contains(&s))
+                })
+            })
+    })
+}
+
+/// An annotation attribute's value as written: a string literal, or a constant by its simple name.
+fn attribute_value(v: &Expr) -> Option<String> {
+    match v.peel() {
+        Expr::Str(s, _) => Some(s.clone()),
+        Expr::Name(..) | Expr::Field(..) => v
+            .dotted()
+            .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string()),
+        _ => None,
+    }
 }
 
 /// How many calls of a non-public method `id` there are when every one is on `this` (an implicit,

@@ -58,7 +58,8 @@ declare_rule! {
     /// failure, a `@TimeLimiter` on a synchronous method. Such a region gives no RL004; RL006
     /// names the finding it would have once the retry fires. Code it covers is still checked for
     /// the live regions that reach it. A message listener that catches every exception is not
-    /// redelivered, and is silent too.
+    /// redelivered, and is silent too — unless it acknowledges its messages itself
+    /// (`@SqsListener(acknowledgementMode = "MANUAL")`): one it leaves unacknowledged comes back.
     /// ```java
     /// @Retryable                                  // private: the proxy never retries it (RL006)
     /// private Charge charge(ChargeCreateParams params) throws StripeException {

@@ -24,6 +24,9 @@ pub enum GenericReturn {
     /// A library generic type with some of the receiver's type arguments
     /// (`Collection<T>.stream()` → `Stream<T>`: `("java.util.stream.Stream", [0])`).
     Type(String, Vec<usize>),
+    /// A library generic type of what the function argument `i` returns (`Stream<T>.map(f)` →
+    /// `Stream<R>`: `("java.util.stream.Stream", 0)`).
+    Mapped(String, usize),
 }
 
 /// The erased part of a written type: `Map<K,V>` → `Map`.
@@ -161,9 +164,14 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
         let ret = self
             .factories
             .generic_return(&|class| self.project.type_is(&owner, class), &c.name)?;
+        if let GenericReturn::Mapped(t, f) = &ret {
+            let r = self.fn_return_generic(c.args.get(*f)?)?;
+            return Some(format!("{t}<{r}>"));
+        }
         let recv_t = self.generic_at(recv, depth + 1)?;
         let args = type_args(&recv_t);
         match ret {
+            GenericReturn::Mapped(..) => None,
             GenericReturn::Arg(i) => args.get(i).and_then(|a| unwildcard(a)).map(str::to_string),
             GenericReturn::Type(t, keeps) if keeps.is_empty() => Some(t),
             GenericReturn::Type(t, keeps) => {
@@ -171,6 +179,38 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
                 Some(format!("{t}<{}>", kept?.join(",")))
             }
         }
+    }
+
+    /// What a function argument returns, qualified: the declared return type of the project
+    /// method a method reference names (`workflow::getTaskByRefName`, `Task::getName`), when
+    /// every method it may name returns the same type; `None` for anything else.
+    fn fn_return_generic(&self, f: &Expr) -> Option<String> {
+        let Expr::MethodRef(r) = f.peel() else {
+            return None;
+        };
+        let targets = super::calls::method_ref_targets(
+            self.project,
+            self.class,
+            r,
+            |e| self.type_of(e),
+            |e| self.is_type_name(e),
+        );
+        let mut ret: Option<String> = None;
+        for m in targets {
+            let mm = self.project.method(m);
+            if mm.is_ctor || mm.ret.is_empty() || mm.ret == "void" {
+                return None;
+            }
+            let q = self.qualify(
+                (m.0, mm.class as u32),
+                written_type(&mm.ret, &mm.ret_generic),
+            )?;
+            if ret.as_ref().is_some_and(|x| *x != q) {
+                return None;
+            }
+            ret = Some(q);
+        }
+        ret
     }
 
     /// The type of `recv.name(…)` on a library generic type whose catalogue row returns one of
@@ -189,7 +229,7 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
             .factories
             .generic_return(&|class| self.project.type_is(owner, class), &c.name)?;
         match ret {
-            GenericReturn::Type(t, _) => Some(TypeRef::External(t)),
+            GenericReturn::Type(t, _) | GenericReturn::Mapped(t, _) => Some(TypeRef::External(t)),
             GenericReturn::Arg(i) => {
                 let recv_t = self.generic_at(c.recv.as_ref()?, depth + 1)?;
                 let arg = unwildcard(type_args(&recv_t).get(i)?)?;
