@@ -83,7 +83,7 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
         .unwrap_or_else(|| catalogue::Catalogue::builtin());
     let (found, excluded) = discover(opts)?;
     let cache = match &opts.cache_dir {
-        Some(root) => cache::Cache::open(root),
+        Some(root) => cache::Cache::open(root).with_summaries(&catalogue_inputs(opts)),
         None => cache::Cache::disabled(),
     };
     let mut report = Report::default();
@@ -209,6 +209,20 @@ fn extra_catalogue(opts: &Options) -> Result<Option<catalogue::Catalogue>, RunEr
         .map_err(RunError::Catalogue)
 }
 
+/// What the catalogue of the run was made from besides the built-in rows, for the summary
+/// cache's key: the configuration's rows, the `--catalogue` files and the rows left out.
+fn catalogue_inputs(opts: &Options) -> Vec<u8> {
+    let mut out = format!("{:?}", disabled_rows(opts)).into_bytes();
+    if let Some(c) = &opts.config {
+        out.extend(format!("{:?}", c.catalogue).bytes());
+    }
+    for p in &opts.catalogues {
+        out.extend(format!("\n{}\n", p.display()).bytes());
+        out.extend(std::fs::read(p).unwrap_or_default());
+    }
+    out
+}
+
 /// The ids of the rows to leave out, each with where it was given.
 fn disabled_rows(opts: &Options) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
@@ -288,7 +302,7 @@ fn analyse_every_file(
     }
     report.summary.files_scanned = files.len();
     let mut project = phase("index", || index::Project::new(files));
-    let (findings, truncated) = analysis::find(&mut project, cat, None, false);
+    let (findings, truncated) = analysis::find(&mut project, cat, None, false, cache);
     (project, findings, truncated)
 }
 

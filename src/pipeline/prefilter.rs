@@ -676,7 +676,7 @@ fn everything(files: &mut Files, cat: &catalogue::Catalogue, report: &mut Report
     // again.
     files.inputs = Vec::new();
     let mut project = phase("index", || index::Project::new(sources));
-    let (findings, truncated) = analysis::find(&mut project, cat, None, false);
+    let (findings, truncated) = analysis::find(&mut project, cat, None, false, files.cache);
     (project, findings, truncated)
 }
 
@@ -698,7 +698,8 @@ fn forward(
             .collect();
         let (sources, only) = take_sources(files, &order, in_b);
         let mut project = phase("index", || index::Project::recording(sources));
-        let (findings, truncated) = analysis::find(&mut project, cat, Some(&only), probe);
+        let (findings, truncated) =
+            analysis::find(&mut project, cat, Some(&only), probe, files.cache);
         let deps = project.deps().map(|d| d.index());
         let want = match &deps {
             Some(d) => {
