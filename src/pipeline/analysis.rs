@@ -11,6 +11,13 @@ use crate::rules;
 use crate::semantic::{CallGraph, MethodId, Project};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+/// The caches of a run: per-file facts, and method summaries and flows (when on).
+#[derive(Clone, Copy)]
+pub(crate) struct Caches<'a> {
+    pub facts: &'a crate::cache::Cache,
+    pub summaries: Option<&'a super::summary_cache::SummaryCache>,
+}
+
 /// Why a method's analysis is incomplete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lost {
@@ -29,7 +36,7 @@ pub(crate) fn find(
     cat: &Catalogue,
     only: Option<&HashSet<MethodId>>,
     probe: bool,
-    cache: &crate::cache::Cache,
+    caches: Caches,
 ) -> (Vec<Finding>, Vec<(MethodId, Lost)>) {
     let wanted = |m: &MethodId| only.is_none_or(|o| o.contains(m));
     let (found, candidates, instance_sends) = regions_of(project, cat, &wanted);
@@ -87,7 +94,8 @@ pub(crate) fn find(
     // summary cache. Not while the index records lookups for the prefilter's forward rounds:
     // a method taken from the cache makes none, and the round would miss the files they need.
     let round = crate::phase("summary cache read", || {
-        let (c, digests) = cache.summaries().filter(|_| project.deps().is_none())?;
+        let c = caches.summaries.filter(|_| project.deps().is_none())?;
+        let digests = caches.facts.digests()?;
         Some(c.round(project, &digests))
     });
     let (sums, unconverged, mut flows) = crate::phase("summaries", || {

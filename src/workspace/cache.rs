@@ -35,8 +35,6 @@ pub struct Cache {
     key: Option<Key>,
     /// The content hash of each file read through [`Cache::fetch`], by its path as shown.
     digests: std::sync::Mutex<HashMap<String, [u8; 32]>>,
-    /// Method summaries and flows (see [`crate::summary_cache`]).
-    summaries: Option<crate::summary_cache::SummaryCache>,
 }
 
 /// The byte scans of files (see [`crate::scope`]) by path, valid while the file's size and
@@ -205,7 +203,6 @@ impl Cache {
             dir: None,
             key: None,
             digests: Default::default(),
-            summaries: None,
         }
     }
 
@@ -226,38 +223,26 @@ impl Cache {
                 dir: Some(dir),
                 key: Some(key),
                 digests: Default::default(),
-                summaries: None,
             },
             None => Cache::disabled(),
         }
     }
 
-    /// Also cache method summaries and flows, for a run whose catalogue was made from
-    /// `catalogue` (see [`crate::summary_cache::SummaryCache::open`]).
-    /// `RETRYLINT_NO_SUMMARY_CACHE` leaves them out (the facts cache stays): to measure what
-    /// the summary cache saves.
-    pub fn with_summaries(mut self, catalogue: &[u8]) -> Cache {
-        if std::env::var_os("RETRYLINT_NO_SUMMARY_CACHE").is_some() {
-            return self;
-        }
-        if let (Some(dir), Some(key)) = (self.dir.as_ref().and_then(|d| d.parent()), &self.key) {
-            self.summaries = crate::summary_cache::SummaryCache::open(dir, key.clone(), catalogue);
-        }
-        self
+    /// The cache directory (`.retrylint_cache`) and this machine's key, when on.
+    pub fn root(&self) -> Option<(&Path, &Key)> {
+        Some((self.dir.as_ref()?.parent()?, self.key.as_ref()?))
     }
 
-    /// The summary cache and the content hashes of the files read so far, when on.
-    pub fn summaries(&self) -> Option<(&crate::summary_cache::SummaryCache, Digests<'_>)> {
-        Some((self.summaries.as_ref()?, self.digests.lock().ok()?))
+    /// The content hashes of the files read so far through [`Cache::fetch`], by path as shown.
+    pub fn digests(&self) -> Option<Digests<'_>> {
+        self.digests.lock().ok()
     }
 
     /// The facts of the file `shown` with these bytes, if cached by this machine and readable;
     /// its content hash is remembered for the summary cache.
     pub fn fetch(&self, shown: &str, bytes: &[u8]) -> Option<FileFacts> {
         let (name, path) = self.path_for(bytes)?;
-        if self.summaries.is_some()
-            && let Ok(mut d) = self.digests.lock()
-        {
+        if let Ok(mut d) = self.digests.lock() {
             let mut digest = [0u8; 32];
             for (i, b) in digest.iter_mut().enumerate() {
                 *b = u8::from_str_radix(&name[2 * i..2 * i + 2], 16).unwrap_or(0);

@@ -14,7 +14,6 @@ pub mod read;
 pub mod safe_fs;
 pub mod scan;
 pub mod source;
-pub mod summary_cache;
 
 mod report_scope;
 
