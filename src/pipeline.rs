@@ -5,6 +5,7 @@ mod analysis;
 mod compact;
 mod parse;
 mod prefilter;
+mod summary_cache;
 
 use crate::FileError;
 use crate::dataflow as flow;
@@ -86,6 +87,18 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
         Some(root) => cache::Cache::open(root),
         None => cache::Cache::disabled(),
     };
+    // `RETRYLINT_NO_SUMMARY_CACHE` leaves the summary cache out while the facts cache stays:
+    // to measure what it saves.
+    let summaries = cache
+        .root()
+        .filter(|_| std::env::var_os("RETRYLINT_NO_SUMMARY_CACHE").is_none())
+        .and_then(|(dir, key)| {
+            summary_cache::SummaryCache::open(dir, key.clone(), &catalogue_inputs(opts))
+        });
+    let caches = analysis::Caches {
+        facts: &cache,
+        summaries: summaries.as_ref(),
+    };
     let mut report = Report::default();
     report.summary.config = opts.config.as_ref().map(|c| c.applied(excluded));
     if !opts.disable_rows.is_empty() {
@@ -108,9 +121,9 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
         ));
     }
     let (project, mut findings, truncated) = if opts.prefilter {
-        prefilter::analyse(&found.java, opts, cat, &cache, &mut report)
+        prefilter::analyse(&found.java, opts, cat, caches, &mut report)
     } else {
-        analyse_every_file(&found.java, opts, cat, &cache, &mut report)
+        analyse_every_file(&found.java, opts, cat, caches, &mut report)
     };
     let recovered = findings::recovery::drop_recovered(&project, &mut findings);
     syntax_warnings(&project, &recovered, &mut report);
@@ -209,6 +222,20 @@ fn extra_catalogue(opts: &Options) -> Result<Option<catalogue::Catalogue>, RunEr
         .map_err(RunError::Catalogue)
 }
 
+/// What the catalogue of the run was made from besides the built-in rows, for the summary
+/// cache's key: the configuration's rows, the `--catalogue` files and the rows left out.
+fn catalogue_inputs(opts: &Options) -> Vec<u8> {
+    let mut out = format!("{:?}", disabled_rows(opts)).into_bytes();
+    if let Some(c) = &opts.config {
+        out.extend(format!("{:?}", c.catalogue).bytes());
+    }
+    for p in &opts.catalogues {
+        out.extend(format!("\n{}\n", p.display()).bytes());
+        out.extend(std::fs::read(p).unwrap_or_default());
+    }
+    out
+}
+
 /// The ids of the rows to leave out, each with where it was given.
 fn disabled_rows(opts: &Options) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
@@ -254,9 +281,10 @@ fn analyse_every_file(
     paths: &[PathBuf],
     opts: &Options,
     cat: &catalogue::Catalogue,
-    cache: &cache::Cache,
+    caches: analysis::Caches,
     report: &mut Report,
 ) -> Analysed {
+    let cache = caches.facts;
     let loaded: Vec<(String, Result<Parsed, FileError>)> = phase("parse", || {
         paths
             .par_iter()
@@ -288,7 +316,7 @@ fn analyse_every_file(
     }
     report.summary.files_scanned = files.len();
     let mut project = phase("index", || index::Project::new(files));
-    let (findings, truncated) = analysis::find(&mut project, cat, None, false);
+    let (findings, truncated) = analysis::find(&mut project, cat, None, false, caches);
     (project, findings, truncated)
 }
 

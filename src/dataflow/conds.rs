@@ -20,13 +20,13 @@ const MAX_CONDS: usize = 4;
 const MAX_CONSTS: usize = 8;
 
 /// A test on a parameter, or on one property of it, that guards a source or a sink.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Cond {
     pub param: ParamPath,
     pub test: Test,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Test {
     Null,
     NonNull,
@@ -37,7 +37,7 @@ pub enum Test {
 }
 
 /// What a call's argument is known to be.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Fact {
     Unknown,
     Null,

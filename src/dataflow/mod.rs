@@ -33,14 +33,14 @@ pub use conds::{Cond, Fact, Test};
 pub use cx::{MAX_STEPS, analyze};
 pub use model::{Model, SourceKind};
 pub use place::FieldPath;
-pub use summaries::summarize;
+pub use summaries::{Read, Reuse, summarize};
 
 use crate::java::ir::*;
 pub use crate::semantic::Loc;
 use crate::semantic::MethodId;
 use std::collections::{BTreeMap, BTreeSet};
 
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct SinkRef {
     pub loc: Loc,
     pub label: String,
@@ -67,7 +67,7 @@ pub struct SinkRef {
 /// the attempt when it is (SPEC 7.4, "an entity saved before the sink"): `if
 /// (repo.existsByMessageId(id)) return; repo.save(record(id)); pager.trigger(UUID…)`. A later
 /// attempt finds the record the first one committed and stops before the sink.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Recorded {
     /// Parameters of the method the check looks the record up by: the check holds only for a
     /// region that passes them values that are the same on every attempt.
@@ -79,7 +79,7 @@ pub struct Recorded {
 }
 
 /// A per-attempt value as a summary remembers it: what it is and where it is evaluated.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct SourceDesc {
     pub kind: SourceKind,
     /// The model's row that makes it a source (empty when the engine knows it itself).
@@ -88,7 +88,7 @@ pub struct SourceDesc {
     pub loc: Loc,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     pub ret_sources: BTreeMap<SourceKind, SourceDesc>,
     /// The parameters, or properties of parameters (`context.getServiceName()`), the return
@@ -231,7 +231,7 @@ fn join_sinks<K: Ord>(into: &mut BTreeMap<K, SinkRef>, from: BTreeMap<K, SinkRef
 }
 
 /// Where a field's value comes from, in the callee's parameters.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum ParamPath {
     /// The whole argument.
     Whole(u16),
@@ -250,7 +250,7 @@ impl ParamPath {
 }
 
 /// One field of a returned object: the parameters, `this` fields and sources it holds.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FieldFlow {
     pub params: BTreeSet<ParamPath>,
     pub this_fields: BTreeSet<String>,
@@ -259,7 +259,7 @@ pub struct FieldFlow {
 
 /// The fields of a method's returned object (`buildRequest(now)` returns a DTO whose
 /// `timestamp` holds its parameter, and nothing else).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RetShape {
     pub fields: BTreeMap<String, FieldFlow>,
     /// Map entries rather than properties.
@@ -272,7 +272,7 @@ pub struct RetShape {
 }
 
 /// A per-attempt value evaluated in this method.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SourceSite {
     pub kind: SourceKind,
     /// The model's row that makes it a source; for a value returned by a callee, `via` has it.
@@ -300,7 +300,7 @@ pub struct SourceSite {
     pub when: Vec<Cond>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Event {
     pub source: u32,
     pub sink: SinkRef,
@@ -315,7 +315,7 @@ pub struct Event {
     pub recorded: Option<Recorded>,
 }
 
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct MethodFlow {
     pub summary: Summary,
     pub sources: Vec<SourceSite>,
@@ -341,7 +341,7 @@ pub struct MethodFlow {
 
 /// A header container holding an idempotency key (`HttpHeaders` with an `Idempotence-Key`): the
 /// key goes out only on the requests the container is sent with.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Container {
     /// The project method that returned it to this one (`None`: made here).
     pub from: Option<MethodId>,
@@ -351,7 +351,7 @@ pub struct Container {
 }
 
 /// The requests a container (or a parameter) goes out on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Sends {
     /// A read: GET, HEAD, OPTIONS.
     pub read: bool,
@@ -361,7 +361,7 @@ pub struct Sends {
     pub returned: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EffectKind {
     KeySink,
     /// A known non-idempotent call; `keyed` when it carries an idempotency key.
@@ -370,7 +370,7 @@ pub enum EffectKind {
     },
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Effect {
     pub kind: EffectKind,
     pub span: Span,
@@ -403,12 +403,18 @@ impl Summaries {
     /// The summary of method `m` (empty when it was not summarized).
     pub fn of(&self, m: MethodId) -> &Summary {
         static EMPTY: std::sync::OnceLock<Summary> = std::sync::OnceLock::new();
+        summaries::read_summary(m);
         self.0.get(&m).unwrap_or_else(|| {
             if self.1.contains(&m) {
                 summaries::read_unsettled();
             }
             EMPTY.get_or_init(Summary::default)
         })
+    }
+
+    /// Whether the summary of `m` is still to come (it reads as empty until then).
+    pub fn pending(&self, m: MethodId) -> bool {
+        self.1.contains(&m)
     }
 
     /// Record `summary` for `m`; whether it differs from what was recorded.

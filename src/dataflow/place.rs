@@ -225,7 +225,9 @@ pub const MAX_PATHS_PER_PARAM: usize = 8;
 /// Anything deeper (`order.getCustomer().getId()`) stands for the part above it, which holds
 /// it: a getter on a part adds no part, so the paths of a summary are few and a recursive
 /// cycle's summaries converge as fast as with properties alone.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct FieldPath {
     first: String,
     entry: Option<String>,

@@ -23,12 +23,17 @@ const PARALLEL_ROUND: usize = 8;
 /// findings through them, may be incomplete), and the flows (summary left empty) of the
 /// methods whose one analysis read only summaries that were final by then: analysing them
 /// again against the final summaries gives the same flow, so the caller reuses it.
+/// With `reuse`, a method outside a recursive cycle is taken from it when it can tell the
+/// analysis would give what it gave before, and every other such method's analysis is handed
+/// to it with what it read (see [`Reuse`]).
 pub fn summarize(
     project: &mut Project,
     model: &dyn Model,
     ids: &[MethodId],
     calls: &HashMap<MethodId, Vec<MethodId>>,
+    reuse: Option<&dyn Reuse>,
 ) -> (Summaries, Vec<MethodId>, HashMap<MethodId, MethodFlow>) {
+    let bodies = reuse.map(|_| BodyFiles::new(project));
     let mut unconverged = Vec::new();
     let mut sums = Summaries(Default::default(), ids.iter().copied().collect());
     let mut settled_flows = HashMap::new();
@@ -63,9 +68,30 @@ pub fn summarize(
             comps.into_iter().partition(|c| recursive(*c));
         let single: Vec<MethodId> = single.into_iter().map(|c| sccs[c][0]).collect();
         let done: Vec<(Summary, Option<MethodFlow>)> = project.map_in_batches(&single, |p, id| {
-            let (mut flow, unsettled) = watching(|| super::analyze(p, model, &sums, id));
+            let (Some(reuse), Some(bodies)) = (reuse, &bodies) else {
+                let (mut flow, unsettled) = watching(|| super::analyze(p, model, &sums, id));
+                let mut summary = std::mem::take(&mut flow.summary);
+                summary.coarsen();
+                return (summary, (!unsettled).then_some(flow));
+            };
+            if let Some((summary, flow)) = reuse.reuse(id, &sums) {
+                return (summary, Some(flow));
+            }
+            let (((mut flow, unsettled), summaries), addrs) =
+                crate::java::ir::reading_bodies(|| {
+                    reading_summaries(|| watching(|| super::analyze(p, model, &sums, id)))
+                });
             let mut summary = std::mem::take(&mut flow.summary);
             summary.coarsen();
+            // A body read that is in no file's methods (a copy) cannot be checked later: such
+            // an analysis is not kept.
+            let files: Option<Vec<u32>> = addrs.iter().map(|a| bodies.file_of(*a)).collect();
+            if !unsettled && let Some(mut files) = files {
+                files.push(id.0);
+                files.sort_unstable();
+                files.dedup();
+                reuse.keep(id, &summary, &flow, Read { files, summaries }, &sums);
+            }
             (summary, (!unsettled).then_some(flow))
         });
         for (id, (summary, flow)) in single.into_iter().zip(done) {
@@ -91,10 +117,88 @@ pub fn summarize(
     (sums, unconverged, settled_flows)
 }
 
+/// Where the analyses of methods outside recursive cycles can come from and go to: a cache
+/// across runs (`workspace::summary_cache`). The analysis of a method reads its own file, the
+/// declarations of the project, the bodies of some other methods and the summaries of some
+/// methods; given the same, it gives the same summary and flow.
+pub trait Reuse: Sync {
+    /// The summary and flow of `id` as an earlier analysis gave them, if what it read is the
+    /// same now (`sums`: the summaries so far).
+    fn reuse(&self, id: MethodId, sums: &Summaries) -> Option<(Summary, MethodFlow)>;
+    /// The analysis of `id` (whose flow read only final summaries) and what it read; `sums`
+    /// holds the summaries it read.
+    fn keep(
+        &self,
+        id: MethodId,
+        summary: &Summary,
+        flow: &MethodFlow,
+        read: Read,
+        sums: &Summaries,
+    );
+}
+
+/// What one method's analysis read besides the project's declarations and the model.
+pub struct Read {
+    /// The files whose method bodies it read (its own file among them).
+    pub files: Vec<u32>,
+    /// The methods whose summaries it read, sorted.
+    pub summaries: Vec<MethodId>,
+}
+
+/// The file of a method body by the body's address: the methods of each file are one vector.
+struct BodyFiles(Vec<(usize, usize, u32)>);
+
+impl BodyFiles {
+    fn new(project: &Project) -> BodyFiles {
+        let mut v: Vec<(usize, usize, u32)> = project
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let start = f.facts.methods.as_ptr() as usize;
+                let len = std::mem::size_of_val(f.facts.methods.as_slice());
+                (start, start + len, i as u32)
+            })
+            .filter(|(s, e, _)| s < e)
+            .collect();
+        v.sort_unstable();
+        BodyFiles(v)
+    }
+
+    fn file_of(&self, addr: usize) -> Option<u32> {
+        let i = self.0.partition_point(|(s, _, _)| *s <= addr);
+        let (s, e, f) = *self.0.get(i.checked_sub(1)?)?;
+        (s <= addr && addr < e).then_some(f)
+    }
+}
+
 thread_local! {
     /// Whether the analysis running on this thread read the summary of a method still to be
     /// summarized (`None`: no analysis is watched).
     static UNSETTLED: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+    /// The summaries the analysis running on this thread read, while [`reading_summaries`]
+    /// watches.
+    static SUMMARY_READS: std::cell::RefCell<Option<Vec<MethodId>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` and tells which methods' summaries it read ([`Summaries::of`]), sorted.
+fn reading_summaries<T>(f: impl FnOnce() -> T) -> (T, Vec<MethodId>) {
+    let before = SUMMARY_READS.replace(Some(Vec::new()));
+    let out = f();
+    let mut read = SUMMARY_READS.replace(before).unwrap_or_default();
+    read.sort_unstable();
+    read.dedup();
+    (out, read)
+}
+
+/// Notes that the watched analysis read the summary of `m`.
+pub(super) fn read_summary(m: MethodId) {
+    SUMMARY_READS.with_borrow_mut(|r| {
+        if let Some(v) = r {
+            v.push(m);
+        }
+    });
 }
 
 /// Runs `f` (one method's analysis) and tells whether it read the summary of a method whose

@@ -7,12 +7,77 @@ use serde::{Deserialize, Serialize};
 
 /// A byte range in a file. Lines and columns are computed when they are shown, from the file's
 /// line index ([`FileFacts::line_of`]) or its text.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 pub struct Span {
     pub start: u32,
     pub end: u32,
+}
+
+thread_local! {
+    /// Set while [`declarations`] encodes a file: spans and bodies are left out.
+    static DECLARATIONS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The bodies read on this thread while [`reading_bodies`] watches (their addresses).
+    static BODY_READS: std::cell::RefCell<Option<Vec<usize>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// As derived, except in [`declarations`], which leaves every span out.
+impl Serialize for Span {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        if DECLARATIONS.get() {
+            return s.serialize_unit();
+        }
+        let mut st = s.serialize_struct("Span", 2)?;
+        st.serialize_field("start", &self.start)?;
+        st.serialize_field("end", &self.end)?;
+        st.end()
+    }
+}
+
+/// What a file declares, encoded without spans and without method bodies (nor the lambda
+/// scopes inside them): its package, imports, classes with their fields and annotations, and
+/// each method's signature. An edit inside a method body, or one that moves code, leaves it
+/// unchanged; a new type, method, field, annotation or constant changes it (the summary
+/// cache's key, see `workspace::summary_cache`).
+pub fn declarations(facts: &FileFacts) -> Vec<u8> {
+    let before = DECLARATIONS.replace(true);
+    let methods: Vec<_> = facts
+        .methods
+        .iter()
+        .map(|m| {
+            (
+                (&m.name, m.class, &m.params, &m.ret, &m.ret_generic),
+                (
+                    &m.annotations,
+                    &m.modifiers,
+                    m.is_ctor,
+                    m.has_body(),
+                    &m.throws,
+                ),
+            )
+        })
+        .collect();
+    let out = postcard::to_stdvec(&(&facts.package, &facts.imports, &facts.classes, &methods));
+    DECLARATIONS.set(before);
+    out.unwrap_or_default()
+}
+
+/// Runs `f` and tells which method bodies it read ([`Method::body`], [`Method::peek_body`]),
+/// by the address of each [`Body`]: the summary cache maps them to the files that hold them.
+pub fn reading_bodies<T>(f: impl FnOnce() -> T) -> (T, Vec<usize>) {
+    let before = BODY_READS.replace(Some(Vec::new()));
+    let out = f();
+    let read = BODY_READS.replace(before).unwrap_or_default();
+    (out, read)
+}
+
+fn note_body_read(b: &Body) {
+    BODY_READS.with_borrow_mut(|r| {
+        if let Some(v) = r {
+            v.push(b as *const Body as usize);
+        }
+    });
 }
 
 /// Index of a lambda or anonymous-class method inside its enclosing method; 0 is the method body.
@@ -154,6 +219,7 @@ impl Body {
     }
 
     pub fn get(&self) -> Option<&Block> {
+        note_body_read(self);
         match &self.code {
             None => self.tree.get(),
             Some(code) => Some(self.tree.get_or_init(|| Body::decode(code))),
@@ -164,6 +230,7 @@ impl Body {
     /// dropped after it. The scans that look at every method of the project read bodies so,
     /// or every body would stay decoded.
     pub fn peek(&self) -> Option<std::borrow::Cow<'_, Block>> {
+        note_body_read(self);
         if let Some(b) = self.tree.get() {
             return Some(std::borrow::Cow::Borrowed(b));
         }
@@ -235,6 +302,9 @@ impl Body {
 /// Serialised as its encoded form: reading a cache entry does not decode the bodies.
 impl Serialize for Body {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if DECLARATIONS.get() {
+            return s.serialize_none();
+        }
         match (&self.code, self.tree.get()) {
             (Some(code), _) => s.serialize_some(&Bytes(code)),
             (None, Some(b)) => {

@@ -11,6 +11,13 @@ use crate::rules;
 use crate::semantic::{CallGraph, MethodId, Project};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+/// The caches of a run: per-file facts, and method summaries and flows (when on).
+#[derive(Clone, Copy)]
+pub(crate) struct Caches<'a> {
+    pub facts: &'a crate::cache::Cache,
+    pub summaries: Option<&'a super::summary_cache::SummaryCache>,
+}
+
 /// Why a method's analysis is incomplete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lost {
@@ -29,6 +36,7 @@ pub(crate) fn find(
     cat: &Catalogue,
     only: Option<&HashSet<MethodId>>,
     probe: bool,
+    caches: Caches,
 ) -> (Vec<Finding>, Vec<(MethodId, Lost)>) {
     let wanted = |m: &MethodId| only.is_none_or(|o| o.contains(m));
     let (found, candidates, instance_sends) = regions_of(project, cat, &wanted);
@@ -82,9 +90,29 @@ pub(crate) fn find(
     }
     regions::enter_interceptors(project, &graph, &mut all_regions, &sends);
     regions::enter_interceptors(project, &graph, &mut dead_regions, &sends);
-    let (sums, unconverged, mut flows) = crate::phase("summaries", || {
-        flow::summarize(project, cat, &ids, &graph.callee_lists())
+    // Methods whose analysis read nothing that changed since the last run come from the
+    // summary cache. Not while the index records lookups for the prefilter's forward rounds:
+    // a method taken from the cache makes none, and the round would miss the files they need.
+    let round = crate::phase("summary cache read", || {
+        let c = caches.summaries.filter(|_| project.deps().is_none())?;
+        let digests = caches.facts.digests()?;
+        Some(c.round(project, &digests))
     });
+    let (sums, unconverged, mut flows) = crate::phase("summaries", || {
+        let reuse = round.as_ref().map(|r| r as &dyn flow::Reuse);
+        flow::summarize(project, cat, &ids, &graph.callee_lists(), reuse)
+    });
+    if let Some(r) = round {
+        if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+            let (reused, kept) = r.counts();
+            eprintln!(
+                "retrylint: summary cache: {reused} of {} methods taken from the cache, {} analysed again ({kept} kept)",
+                ids.len(),
+                ids.len() - reused
+            );
+        }
+        crate::phase("summary cache save", || r.save());
+    }
     // The flows the summaries' pass could not give (recursive cycles, and methods that read a
     // summary before it was final) are analysed again against the final summaries.
     let again: Vec<MethodId> = ids

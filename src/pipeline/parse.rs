@@ -61,7 +61,7 @@ pub(super) fn parse_file(
     parts: Option<(&scope::Needles, bool)>,
 ) -> Result<Parsed, FileError> {
     let bytes = read(path, shown, opts.max_file_bytes, &opts.reader)?;
-    let facts = match cache.get(&bytes) {
+    let facts = match cache.fetch(shown, &bytes) {
         Some(f) => f,
         None => {
             let mut f = crate::java::parse(&bytes).ok_or_else(|| {

@@ -23,9 +23,10 @@ pub(super) fn analyse(
     paths: &[PathBuf],
     opts: &Options,
     cat: &catalogue::Catalogue,
-    cache: &cache::Cache,
+    caches: analysis::Caches,
     report: &mut Report,
 ) -> Analysed {
+    let cache = caches.facts;
     let needles = scope::Needles::new(&cat.effect_words());
     let inputs = scan_inputs(paths, opts, &needles, report);
     let mut files = Files {
@@ -35,6 +36,7 @@ pub(super) fn analyse(
         inputs,
         opts,
         cache,
+        caches,
         needles: &needles,
     };
     match backward(&mut files, &ClientLinks::new(cat), report) {
@@ -151,6 +153,7 @@ struct Files<'a> {
     tried: Vec<bool>,
     opts: &'a Options,
     cache: &'a cache::Cache,
+    caches: analysis::Caches<'a>,
     needles: &'a scope::Needles,
 }
 
@@ -676,7 +679,7 @@ fn everything(files: &mut Files, cat: &catalogue::Catalogue, report: &mut Report
     // again.
     files.inputs = Vec::new();
     let mut project = phase("index", || index::Project::new(sources));
-    let (findings, truncated) = analysis::find(&mut project, cat, None, false);
+    let (findings, truncated) = analysis::find(&mut project, cat, None, false, files.caches);
     (project, findings, truncated)
 }
 
@@ -698,7 +701,8 @@ fn forward(
             .collect();
         let (sources, only) = take_sources(files, &order, in_b);
         let mut project = phase("index", || index::Project::recording(sources));
-        let (findings, truncated) = analysis::find(&mut project, cat, Some(&only), probe);
+        let (findings, truncated) =
+            analysis::find(&mut project, cat, Some(&only), probe, files.caches);
         let deps = project.deps().map(|d| d.index());
         let want = match &deps {
             Some(d) => {

@@ -23,7 +23,9 @@ pub use typer::{Declared, DeclaredSoFar, Defs, Factories, Locals, Typer, collect
 use crate::java::ir::Span;
 
 /// A place in a scanned file.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Loc {
     pub file: u32,
     pub span: Span,

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Bump when the lowered form (`syntax::ir`) or the lowering changes meaning.
-const FACTS_FORMAT: u32 = 7;
+pub const FACTS_FORMAT: u32 = 7;
 
 /// The cache directory's name under the project root.
 pub const DIR_NAME: &str = ".retrylint_cache";
@@ -27,9 +27,14 @@ pub const DIR_NAME: &str = ".retrylint_cache";
 /// itself at most `--max-file-size`).
 const MAX_ENTRY_BYTES: u64 = 256 << 20;
 
+/// The content hash of each file read so far, by its path as shown.
+pub type Digests<'a> = std::sync::MutexGuard<'a, HashMap<String, [u8; 32]>>;
+
 pub struct Cache {
     dir: Option<PathBuf>,
     key: Option<Key>,
+    /// The content hash of each file read through [`Cache::fetch`], by its path as shown.
+    digests: std::sync::Mutex<HashMap<String, [u8; 32]>>,
 }
 
 /// The byte scans of files (see [`crate::scope`]) by path, valid while the file's size and
@@ -197,6 +202,7 @@ impl Cache {
         Cache {
             dir: None,
             key: None,
+            digests: Default::default(),
         }
     }
 
@@ -216,9 +222,35 @@ impl Cache {
             Some(dir) => Cache {
                 dir: Some(dir),
                 key: Some(key),
+                digests: Default::default(),
             },
             None => Cache::disabled(),
         }
+    }
+
+    /// The cache directory (`.retrylint_cache`) and this machine's key, when on.
+    pub fn root(&self) -> Option<(&Path, &Key)> {
+        Some((self.dir.as_ref()?.parent()?, self.key.as_ref()?))
+    }
+
+    /// The content hashes of the files read so far through [`Cache::fetch`], by path as shown.
+    pub fn digests(&self) -> Option<Digests<'_>> {
+        self.digests.lock().ok()
+    }
+
+    /// The facts of the file `shown` with these bytes, if cached by this machine and readable;
+    /// its content hash is remembered for the summary cache.
+    pub fn fetch(&self, shown: &str, bytes: &[u8]) -> Option<FileFacts> {
+        let (name, path) = self.path_for(bytes)?;
+        if let Ok(mut d) = self.digests.lock() {
+            let mut digest = [0u8; 32];
+            for (i, b) in digest.iter_mut().enumerate() {
+                *b = u8::from_str_radix(&name[2 * i..2 * i + 2], 16).unwrap_or(0);
+            }
+            d.insert(shown.to_string(), digest);
+        }
+        let data = safe_fs::read_regular(&path, MAX_ENTRY_BYTES).ok()?;
+        decode(self.key.as_ref()?.open(&name, &data)?)
     }
 
     /// The entry's name (its content hash) and path.

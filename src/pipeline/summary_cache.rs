@@ -1,0 +1,298 @@
+//! Method summaries and flows cached across runs, each kept with what its analysis read, as a
+//! build system keeps a target with its inputs: a run after an edit analyses again the methods
+//! whose inputs changed, and takes every other one from the cache.
+//!
+//! What an analysis reads, and how each input is checked:
+//! - the run: the retrylint version and build, the summary format, the catalogue's extra rows
+//!   and disabled rows (the built-in rows are part of the build), and the project as the
+//!   analysis sees it: the parsed files in order, what each declares (without spans or method
+//!   bodies, see [`crate::java::ir::declarations`]) and the build modules with their
+//!   application settings. All of it makes the name of the cache file: any change there and
+//!   no entry is found. Since the parsed files and their declarations are the same, so are the
+//!   indices of files and methods: entries store them as they are.
+//! - per method: the content hash of its own file and of every file whose method bodies its
+//!   analysis read (recorded as the bodies are read), and the hash of every summary it read
+//!   (recorded as it reads them). Summaries are made callees first, so the summaries a method
+//!   read are final by the time it is looked up; one that is still to come makes the entry
+//!   invalid. An entry is used only when every one is the same.
+//!
+//! A method whose analysis read a summary still to come, and the members of recursive cycles,
+//! are not cached: they are analysed on every run.
+//!
+//! The cache file is sealed with this machine's key like the facts cache, read with a size cap
+//! without following links, and written whole to a fresh file that is renamed into place; it
+//! holds exactly the entries of the last run with its key (stale ones are dropped). At most
+//! [`KEEP_FILES`] cache files are kept (a full run with the prefilter and the pre-commit run of
+//! the same repository share one).
+
+use crate::cache_auth::Key;
+use crate::dataflow::{MethodFlow, Read, Reuse, Summaries, Summary};
+use crate::safe_fs;
+use crate::semantic::{MethodId, Project};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Bump when `Summary`, `MethodFlow` or what an entry records changes meaning.
+const SUMMARY_FORMAT: u32 = 1;
+
+/// A cache file larger than this is neither read nor written.
+const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// How many cache files (one per run key) are kept; the oldest go first.
+pub const KEEP_FILES: usize = 4;
+
+/// The directory under the cache directory.
+const SUBDIR: &str = "summaries";
+
+/// The run's part of the key, and where the cache files are.
+pub struct SummaryCache {
+    dir: PathBuf,
+    key: Key,
+    run_key: [u8; 32],
+}
+
+/// One analysis of one project (the prefilter analyses several in turn): its entries from the
+/// last run, and those of this one.
+pub struct Round<'a> {
+    cache: &'a SummaryCache,
+    name: String,
+    /// The content hash of each parsed file, by its index.
+    files: Vec<Option<[u8; 32]>>,
+    old: Mutex<HashMap<MethodId, Stored>>,
+    new: Mutex<HashMap<MethodId, Stored>>,
+    reused: AtomicUsize,
+    kept: AtomicUsize,
+}
+
+/// An entry as stored: what the analysis read, and what it gave, encoded apart so that an
+/// entry found invalid is never decoded further.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    deps: Vec<u8>,
+    value: Vec<u8>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Deps {
+    files: Vec<(u32, [u8; 32])>,
+    summaries: Vec<(MethodId, [u8; 16])>,
+}
+
+/// The hash a summary is checked by.
+fn summary_hash(s: &Summary) -> [u8; 16] {
+    let bytes = postcard::to_stdvec(s).unwrap_or_default();
+    let d = Sha256::digest(&bytes);
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&d[..16]);
+    out
+}
+
+/// What identifies this build of retrylint: its version, and the size and modification time
+/// of its executable (a rebuild with a changed analysis and the same version is another
+/// build). `RETRYLINT_TEST_TOOL_VERSION` stands for a new version in tests.
+fn build_id() -> Vec<u8> {
+    let mut out = format!(
+        "{} {SUMMARY_FORMAT} {}",
+        env!("CARGO_PKG_VERSION"),
+        crate::cache::FACTS_FORMAT
+    )
+    .into_bytes();
+    if let Some((len, modified)) = std::env::current_exe()
+        .ok()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .and_then(|m| Some((m.len(), m.modified().ok()?)))
+    {
+        let t = modified
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        out.extend_from_slice(format!(" {len} {t}").as_bytes());
+    }
+    if let Some(v) = std::env::var_os("RETRYLINT_TEST_TOOL_VERSION") {
+        out.extend_from_slice(b" test ");
+        out.extend_from_slice(v.to_string_lossy().as_bytes());
+    }
+    out
+}
+
+fn update_part(h: &mut Sha256, part: &[u8]) {
+    h.update((part.len() as u64).to_le_bytes());
+    h.update(part);
+}
+
+impl SummaryCache {
+    /// The cache under the cache directory `dir` (`.retrylint_cache`), for a run whose
+    /// catalogue was made from `catalogue` (its extra rows and disabled rows, as text).
+    /// `None` when it cannot be created.
+    pub fn open(dir: &Path, key: Key, catalogue: &[u8]) -> Option<SummaryCache> {
+        let sub = dir.join(SUBDIR);
+        safe_fs::create_dirs_below(dir, &sub).ok()?;
+        let mut h = Sha256::new();
+        update_part(&mut h, b"retrylint summaries");
+        update_part(&mut h, &build_id());
+        update_part(&mut h, catalogue);
+        Some(SummaryCache {
+            dir: sub,
+            key,
+            run_key: h.finalize().into(),
+        })
+    }
+
+    /// The round for `project`, whose files have the content hashes `digests` (by path): the
+    /// entries of the last run with the same key, read.
+    pub fn round(&self, project: &Project, digests: &HashMap<String, [u8; 32]>) -> Round<'_> {
+        let declared: Vec<[u8; 32]> = project
+            .files
+            .par_iter()
+            .map(|f| Sha256::digest(crate::java::ir::declarations(&f.facts)).into())
+            .collect();
+        let mut h = Sha256::new();
+        update_part(&mut h, &self.run_key);
+        update_part(&mut h, format!("{:?}", project.modules()).as_bytes());
+        for (f, d) in project.files.iter().zip(&declared) {
+            update_part(&mut h, f.path.as_bytes());
+            update_part(&mut h, d);
+        }
+        let name: String = h.finalize()[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let old: HashMap<MethodId, Stored> =
+            safe_fs::read_regular(&self.dir.join(&name), MAX_FILE_BYTES)
+                .ok()
+                .and_then(|b| crate::depth_limit::from_postcard(self.key.open(&name, &b)?))
+                .unwrap_or_default();
+        Round {
+            cache: self,
+            name,
+            files: project
+                .files
+                .iter()
+                .map(|f| digests.get(&f.path).copied())
+                .collect(),
+            old: Mutex::new(old),
+            new: Mutex::new(HashMap::new()),
+            reused: AtomicUsize::new(0),
+            kept: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl Round<'_> {
+    /// How many methods were taken from the cache, and how many analysed and kept.
+    pub fn counts(&self) -> (usize, usize) {
+        (
+            self.reused.load(Ordering::Relaxed),
+            self.kept.load(Ordering::Relaxed),
+        )
+    }
+
+    fn digest(&self, file: u32) -> Option<[u8; 32]> {
+        self.files.get(file as usize).copied().flatten()
+    }
+
+    fn valid(&self, deps: &Deps, sums: &Summaries) -> bool {
+        deps.files.iter().all(|(f, d)| self.digest(*f) == Some(*d))
+            && deps
+                .summaries
+                .iter()
+                .all(|(m, h)| !sums.pending(*m) && summary_hash(sums.of(*m)) == *h)
+    }
+
+    /// Write the entries of this round (when they differ from what was read), and remove the
+    /// oldest cache files beyond [`KEEP_FILES`].
+    pub fn save(self) {
+        let old = self.old.into_inner().unwrap_or_else(|e| e.into_inner());
+        let new = self.new.into_inner().unwrap_or_else(|e| e.into_inner());
+        if old.is_empty() && self.kept.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        let Ok(data) = postcard::to_stdvec(&new) else {
+            return;
+        };
+        if data.len() as u64 > MAX_FILE_BYTES {
+            return;
+        }
+        let path = self.cache.dir.join(&self.name);
+        let _ = safe_fs::write_atomic(&path, &self.cache.key.seal(&self.name, &data));
+        prune(&self.cache.dir, &self.name);
+    }
+}
+
+/// Remove the cache files in `dir` beyond the [`KEEP_FILES`] most recently written (`keep`
+/// stays whatever its time).
+fn prune(dir: &Path, keep: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_name() != keep)
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            Some((m.modified().ok()?, e.path()))
+        })
+        .collect();
+    if files.len() < KEEP_FILES {
+        return;
+    }
+    files.sort();
+    let extra = files.len() + 1 - KEEP_FILES;
+    for (_, p) in files.into_iter().take(extra) {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+impl Reuse for Round<'_> {
+    fn reuse(&self, id: MethodId, sums: &Summaries) -> Option<(Summary, MethodFlow)> {
+        let stored = self.old.lock().ok()?.remove(&id)?;
+        let deps: Deps = crate::depth_limit::from_postcard(&stored.deps)?;
+        if !self.valid(&deps, sums) {
+            return None;
+        }
+        let (summary, flow): (Summary, MethodFlow) =
+            crate::depth_limit::from_postcard(&stored.value)?;
+        self.new.lock().ok()?.insert(id, stored);
+        self.reused.fetch_add(1, Ordering::Relaxed);
+        Some((summary, flow))
+    }
+
+    fn keep(
+        &self,
+        id: MethodId,
+        summary: &Summary,
+        flow: &MethodFlow,
+        read: Read,
+        sums: &Summaries,
+    ) {
+        let files: Option<Vec<(u32, [u8; 32])>> = read
+            .files
+            .iter()
+            .map(|f| Some((*f, self.digest(*f)?)))
+            .collect();
+        // A file without a content hash (not read through the cache) cannot be checked.
+        let Some(files) = files else { return };
+        let deps = Deps {
+            files,
+            summaries: read
+                .summaries
+                .iter()
+                .map(|m| (*m, summary_hash(sums.of(*m))))
+                .collect(),
+        };
+        let (Ok(deps), Ok(value)) = (
+            postcard::to_stdvec(&deps),
+            postcard::to_stdvec(&(summary, flow)),
+        ) else {
+            return;
+        };
+        if let Ok(mut new) = self.new.lock() {
+            new.insert(id, Stored { deps, value });
+            self.kept.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}

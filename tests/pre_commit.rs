@@ -1,0 +1,340 @@
+//! Pre-commit runs (the staged files named, the project analysed for facts) with the summary
+//! cache: after an edit of a callee in another file (adding a random key that reaches a sink,
+//! then removing it), an override in a new subtype, a declaration, a catalogue row in
+//! `retrylint.toml`, another tool version and an `application.yml` that decides a region, the
+//! report of a cached run is byte for byte that of a run without any cache, in every output
+//! format; and the cache is used: an edit inside one method analyses that method again, not
+//! the project.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+/// A repository whose `@Retryable` caller sends a key made by a helper in another file.
+fn repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join(".git")).unwrap();
+    // Made now, so that the first run does not change the root directory it looks at.
+    std::fs::create_dir_all(p.join(".retrylint_cache")).unwrap();
+    std::fs::create_dir_all(p.join("src/main/java/a")).unwrap();
+    std::fs::write(
+        p.join("pom.xml"),
+        "<project><groupId>a</groupId><artifactId>app</artifactId></project>\n",
+    )
+    .unwrap();
+    write(
+        p,
+        "Billing.java",
+        "package a;\nimport org.springframework.retry.annotation.Retryable;\nclass Billing {\n  private final Keys keys;\n  private final Client client;\n  Billing(Keys keys, Client client) { this.keys = keys; this.client = client; }\n  @Retryable\n  void charge(String orderId) {\n    client.setIdempotencyKey(keys.next(orderId));\n    client.send();\n  }\n  @Retryable\n  void refund(String orderId) {\n    client.setIdempotencyKey(keys.refundKey(orderId));\n    client.send();\n  }\n}\n",
+    );
+    write(p, "Keys.java", STABLE_KEYS);
+    write(
+        p,
+        "Client.java",
+        "package a;\nclass Client {\n  void setIdempotencyKey(String k) {}\n  void send() {}\n}\n",
+    );
+    write(
+        p,
+        "Other.java",
+        "package a;\nclass Other {\n  int size() { return 1; }\n}\n",
+    );
+    dir
+}
+
+const STABLE_KEYS: &str = "package a;\nclass Keys {\n  String next(String orderId) { return \"charge-\" + orderId; }\n  String refundKey(String orderId) { return \"refund-\" + orderId; }\n}\n";
+const RANDOM_KEYS: &str = "package a;\nclass Keys {\n  String next(String orderId) { return orderId + java.util.UUID.randomUUID(); }\n  String refundKey(String orderId) { return \"refund-\" + orderId; }\n}\n";
+
+fn write(repo: &Path, name: &str, text: &str) {
+    std::fs::write(repo.join("src/main/java/a").join(name), text).unwrap();
+}
+
+/// A run on `args` from the repository's root in `format`, with the cache or without: its
+/// report and standard error.
+fn run(
+    repo: &Path,
+    args: &[&str],
+    format: &str,
+    cache: bool,
+    env: &[(&str, &str)],
+) -> (String, String) {
+    let mut c = Command::cargo_bin("retrylint").unwrap();
+    c.current_dir(repo)
+        .env("NO_COLOR", "1")
+        .env("RETRYLINT_TIMINGS", "1")
+        .env_remove("RETRYLINT_TEST_TOOL_VERSION")
+        .env_remove("RETRYLINT_NO_SUMMARY_CACHE")
+        .args(["check", "--format", format, "-q"]);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    if !cache {
+        c.arg("--no-cache");
+    }
+    let out = c.args(args).output().unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// How many methods the run took from the summary cache, of how many; (0, 0) when the cache
+/// was not asked (the prefilter's forward rounds do not use it).
+fn taken(stderr: &str) -> (usize, usize) {
+    let Some(line) = stderr
+        .lines()
+        .rfind(|l| l.contains("summary cache:") && l.contains("taken from the cache"))
+    else {
+        return (0, 0);
+    };
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "cache:").unwrap();
+    (
+        words[at + 1].parse().unwrap(),
+        words[at + 3].parse().unwrap(),
+    )
+}
+
+const FORMATS: &[&str] = &["json", "text", "concise", "sarif", "github"];
+
+/// A hook run on `files` with the cache, in every format, each byte for byte the report of a
+/// run without any cache; the JSON report, and how many methods the first cached run took
+/// from the cache, of how many.
+fn hook_with(repo: &Path, files: &[&str], env: &[(&str, &str)]) -> (String, (usize, usize)) {
+    let mut json = String::new();
+    let mut counts = None;
+    for format in FORMATS {
+        let (warm, err) = run(repo, files, format, true, env);
+        let (cold, _) = run(repo, files, format, false, env);
+        assert_eq!(
+            warm, cold,
+            "the cache changed the {format} report of {files:?}"
+        );
+        counts.get_or_insert_with(|| taken(&err));
+        if *format == "json" {
+            assert!(warm.contains("\"findings\""), "{warm}\n{err}");
+            json = warm;
+        }
+    }
+    (json, counts.unwrap())
+}
+
+fn hook(repo: &Path, files: &[&str]) -> (String, (usize, usize)) {
+    hook_with(repo, files, &[])
+}
+
+fn rules(json: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}:{}",
+                f["rule"].as_str().unwrap(),
+                f["path"].as_str().unwrap(),
+                f["line"]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_unchanged_project_is_taken_from_the_cache() {
+    let repo = repository();
+    let p = repo.path();
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    let (first, n) = taken(&err);
+    assert!(first == 0 && n > 0, "{err}");
+    let (_, err) = run(p, &["src/main/java/a/Other.java"], "json", true, &[]);
+    assert_eq!(taken(&err), (n, n), "{err}");
+}
+
+#[test]
+fn an_edit_inside_one_method_analyses_that_method_again() {
+    let repo = repository();
+    let p = repo.path();
+    let _ = run(p, &["."], "json", true, &[]);
+    // The same summary: its callers are taken from the cache.
+    write(
+        p,
+        "Keys.java",
+        &STABLE_KEYS.replace("\"charge-\"", "\"pay-\""),
+    );
+    let (report, (reused, n)) = hook(p, &["src/main/java/a/Keys.java"]);
+    assert!(rules(&report).is_empty(), "{report}");
+    assert!(n > 2 && reused > 0 && n - reused <= 2, "{reused} of {n}");
+}
+
+#[test]
+fn an_edit_of_a_callee_in_another_file_is_seen_by_the_hook() {
+    let repo = repository();
+    let p = repo.path();
+    let (full, _) = hook(p, &["."]);
+    assert!(rules(&full).is_empty(), "{full}");
+    // A random key that reaches the sink in the caller.
+    write(p, "Keys.java", RANDOM_KEYS);
+    let (staged, _) = hook(p, &["src/main/java/a/Keys.java"]);
+    assert_eq!(rules(&staged), vec!["RL001 src/main/java/a/Billing.java:9"]);
+    let (caller, (reused, n)) = hook(p, &["src/main/java/a/Billing.java"]);
+    assert_eq!(rules(&caller), rules(&staged));
+    assert_eq!(reused, n, "nothing changed since the last run");
+    // And back: the finding goes away.
+    write(p, "Keys.java", STABLE_KEYS);
+    let (back, _) = hook(p, &["src/main/java/a/Keys.java"]);
+    assert!(rules(&back).is_empty(), "{back}");
+    let (caller, _) = hook(p, &["src/main/java/a/Billing.java"]);
+    assert!(rules(&caller).is_empty(), "{caller}");
+}
+
+#[test]
+fn an_override_in_a_new_subtype_is_seen_by_the_hook() {
+    let repo = repository();
+    let p = repo.path();
+    let _ = hook(p, &["."]);
+    // Billing's keys may now be a RandomKeys, whose `next` mints a fresh key per attempt.
+    write(
+        p,
+        "RandomKeys.java",
+        "package a;\nclass RandomKeys extends Keys {\n  @Override\n  String next(String orderId) { return java.util.UUID.randomUUID().toString(); }\n}\n",
+    );
+    let (staged, _) = hook(p, &["src/main/java/a/RandomKeys.java"]);
+    let (full, _) = hook(p, &["."]);
+    assert!(!rules(&full).is_empty(), "{full}");
+    assert_eq!(rules(&staged), rules(&full));
+}
+
+#[test]
+fn a_declaration_change_is_seen_by_the_hook() {
+    let repo = repository();
+    let p = repo.path();
+    write(
+        p,
+        "RandomKeys.java",
+        "package a;\nclass RandomKeys extends Keys {\n  @Override\n  String next(String orderId) { return java.util.UUID.randomUUID().toString(); }\n  @Override\n  String refundKey(String orderId) { return \"r-\" + orderId; }\n}\n",
+    );
+    let _ = hook(p, &["."]);
+    // Billing now holds the subtype: a field's type changed.
+    let billing = p.join("src/main/java/a/Billing.java");
+    let text = std::fs::read_to_string(&billing).unwrap();
+    std::fs::write(
+        &billing,
+        text.replace("final Keys keys", "final RandomKeys keys"),
+    )
+    .unwrap();
+    let (staged, _) = hook(p, &["src/main/java/a/Billing.java"]);
+    let (full, _) = hook(p, &["."]);
+    assert_eq!(rules(&staged), rules(&full));
+}
+
+#[test]
+fn a_catalogue_row_in_the_configuration_is_seen_by_the_hook() {
+    let repo = repository();
+    let p = repo.path();
+    // Tag.label becomes a key sink through a row of retrylint.toml.
+    write(
+        p,
+        "Other.java",
+        "package a;\nimport org.springframework.retry.annotation.Retryable;\nclass Other {\n  private final Tags tags = new Tags();\n  @Retryable\n  void run(Tag t) { tags.put(t, java.util.UUID.randomUUID().toString()); }\n}\n",
+    );
+    write(
+        p,
+        "Tags.java",
+        "package a;\nclass Tags {\n  void put(Tag t, String s) { t.label(s); }\n}\n",
+    );
+    write(
+        p,
+        "Tag.java",
+        "package a;\nclass Tag {\n  void label(String s) {}\n}\n",
+    );
+    let (before, _) = hook(p, &["src/main/java/a/Other.java"]);
+    std::fs::write(
+        p.join("retrylint.toml"),
+        "[[sinks.method]]\nid = \"sink.test-tag-label\"\nnames = [\"label\"]\n",
+    )
+    .unwrap();
+    let (after, (reused, _)) = hook(p, &["src/main/java/a/Other.java"]);
+    assert_eq!(reused, 0, "another catalogue takes nothing from the cache");
+    assert_ne!(rules(&before), rules(&after), "{after}");
+    let (full, _) = hook(p, &["."]);
+    assert_eq!(rules(&after), rules(&full));
+}
+
+#[test]
+fn another_tool_version_takes_nothing_from_the_cache() {
+    let repo = repository();
+    let p = repo.path();
+    write(p, "Keys.java", RANDOM_KEYS);
+    let (report, _) = hook(p, &["src/main/java/a/Keys.java"]);
+    let version = [("RETRYLINT_TEST_TOOL_VERSION", "99.0.0")];
+    let (other, (reused, n)) = hook_with(p, &["src/main/java/a/Keys.java"], &version);
+    assert!(reused == 0 && n > 0 && other == report);
+    // Its own entries are written and taken while the version stays.
+    let (again, (reused, n)) = hook_with(p, &["src/main/java/a/Keys.java"], &version);
+    assert!(reused == n && again == other);
+}
+
+/// A Resilience4j retry under a circuit breaker: whether the retry runs inside the breaker
+/// (and can fire) is decided by the aspect order in `application.yml`.
+#[test]
+fn an_application_setting_that_decides_a_region_is_seen_by_the_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join(".git")).unwrap();
+    std::fs::create_dir_all(p.join(".retrylint_cache")).unwrap();
+    std::fs::create_dir_all(p.join("src/main/java/a")).unwrap();
+    std::fs::create_dir_all(p.join("src/main/resources")).unwrap();
+    std::fs::write(
+        p.join("pom.xml"),
+        "<project><groupId>a</groupId><artifactId>payouts</artifactId></project>\n",
+    )
+    .unwrap();
+    write(
+        p,
+        "Payouts.java",
+        "package a;\n\
+         import io.github.resilience4j.circuitbreaker.annotation.CircuitBreaker;\n\
+         import io.github.resilience4j.retry.annotation.Retry;\n\
+         class Payouts {\n\
+         \x20 private final Keys keys = new Keys();\n\
+         \x20 @Retry(name = \"psp\")\n\
+         \x20 @CircuitBreaker(name = \"psp\", fallbackMethod = \"later\")\n\
+         \x20 String pay(String account, long cents) throws com.stripe.exception.StripeException {\n\
+         \x20   com.stripe.param.PayoutCreateParams params = com.stripe.param.PayoutCreateParams.builder().setAmount(cents).setCurrency(\"eur\").build();\n\
+         \x20   return com.stripe.model.Payout.create(params, com.stripe.net.RequestOptions.builder().setIdempotencyKey(keys.fresh(account)).build()).getId();\n\
+         \x20 }\n\
+         \x20 private String later(String account, long cents, Throwable t) { return null; }\n\
+         }\n",
+    );
+    write(
+        p,
+        "Keys.java",
+        "package a;\nclass Keys {\n  String fresh(String account) { return account + \":\" + java.util.UUID.randomUUID(); }\n}\n",
+    );
+    let settings = p.join("src/main/resources/application.yml");
+    let inside = "resilience4j:\n  retry:\n    retry-aspect-order: 2\n  circuitbreaker:\n    circuit-breaker-aspect-order: 1\n";
+    let outside = "resilience4j:\n  retry:\n    retry-aspect-order: 1\n  circuitbreaker:\n    circuit-breaker-aspect-order: 2\n";
+    std::fs::write(&settings, inside).unwrap();
+    let staged = ["src/main/java/a/Keys.java"];
+    let (fires, _) = hook(p, &staged);
+    std::fs::write(&settings, outside).unwrap();
+    let (never, (reused, _)) = hook(p, &staged);
+    assert_eq!(reused, 0, "other settings take nothing from the cache");
+    assert_ne!(rules(&fires), rules(&never), "{fires}\n{never}");
+    std::fs::write(&settings, inside).unwrap();
+    let (again, _) = hook(p, &staged);
+    assert_eq!(rules(&again), rules(&fires));
+}
+
+#[test]
+fn no_cache_neither_reads_nor_writes_summaries() {
+    let repo = repository();
+    let p = repo.path();
+    let _ = run(p, &["."], "json", false, &[]);
+    assert!(!p.join(".retrylint_cache/summaries").exists());
+    let _ = run(p, &["."], "json", true, &[]);
+    let written = std::fs::read_dir(p.join(".retrylint_cache/summaries"))
+        .unwrap()
+        .count();
+    assert_eq!(written, 1);
+}
