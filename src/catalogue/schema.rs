@@ -284,6 +284,40 @@ pub struct AnnotationRegion {
     /// … and the application setting that changes it.
     #[serde(default)]
     pub aspect_property: Option<String>,
+    /// The application settings that list the exceptions this retry retries: a failure it does
+    /// not retry ends the call as surely as a return.
+    #[serde(default)]
+    pub exception_settings: Option<ExceptionSettings>,
+}
+
+/// Where an application lists the exceptions a named retry retries (Resilience4j's
+/// `resilience4j.retry.instances.<name>.retry-exceptions`). An instance's own list wins; else the
+/// list of its base configuration; else, with no base configuration named, the list of
+/// `default_config`. A listed class counts with its subclasses; with no list, every exception
+/// is retried but the ignored ones.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExceptionSettings {
+    /// The annotation attribute that names the instance (`name`).
+    pub instance_attribute: String,
+    /// The setting prefix of an instance and of a shared configuration, `{}` standing for the
+    /// name (`resilience4j.retry.instances.{}`, `resilience4j.retry.configs.{}`).
+    pub instance: String,
+    pub config: String,
+    /// The configuration an instance without `base` inherits (`default`).
+    pub default_config: String,
+    /// Under a prefix: the base configuration's name, the retried and the ignored exceptions
+    /// (lists of class names), and settings that hand the decision to code (a predicate class),
+    /// with which the lists alone do not decide.
+    pub base: String,
+    pub retry: String,
+    pub ignore: String,
+    #[serde(default)]
+    pub opaque: Vec<String>,
+    /// Exception classes outside the project, each followed by its superclasses: a thrown
+    /// exception is known not to be retried only when every superclass it has outside the
+    /// project is one of these.
+    pub known_classes: Vec<Vec<String>>,
 }
 
 /// An annotation attribute set to one of `values`: a string literal, or a constant (an enum

@@ -4,8 +4,9 @@
 //! Every decision reads the row's data (`enabled_by`, `proxied`, `on_failure`, the aspect
 //! order and the `[[regions.aspect]]` rows); no framework is named here.
 
-use crate::catalogue::{AnnotationRegion, AspectRow, Catalogue};
-use crate::java::ir::{Annotation, Block, Expr, Method, Node, Stmt};
+use super::retried_exceptions::{RetriedExceptions, Verdict, retried_exceptions, verdict};
+use crate::catalogue::{AnnotationRegion, AspectRow, Catalogue, ExceptionSettings};
+use crate::java::ir::{Annotation, Block, Call, Expr, Method, Node, Stmt};
 use crate::semantic::{ClassRef, MethodId, Project};
 use std::collections::HashMap;
 
@@ -44,15 +45,25 @@ pub enum Dead {
         /// The `try` follows local declarations or logging calls.
         preamble: bool,
     },
-    /// An aspect inside the retry whose fallback turns every failure into a normal return.
+    /// An aspect inside the retry whose fallback turns every failure into a normal return, or
+    /// into an exception the retry does not retry.
     Fallback {
         /// The aspect annotation as written (`CircuitBreaker`).
         aspect: String,
         /// The fallback method's name and the exception type its last parameter takes.
         fallback: String,
         caught: String,
-        /// The fallback method (its body was read: it never throws).
+        /// The fallback method and the methods on `this` it calls whose bodies were read (they
+        /// never throw, or throw only `thrown`), the fallback first.
         method: MethodId,
+        delegates: Vec<MethodId>,
+        /// The exceptions the fallback (or a method on `this` it calls) throws, as written, none
+        /// of which the retry retries by the application's settings: none is listed (`ignored`
+        /// false), or one is ignored.
+        thrown: Vec<String>,
+        /// The retry's exceptions in the first application that runs it.
+        retried: Option<RetriedExceptions>,
+        ignored: bool,
     },
     /// An aspect that fails every call of a method with this (synchronous) return type.
     Synchronous { aspect: String, ret: String },
@@ -125,10 +136,36 @@ impl Dead {
                 aspect,
                 fallback,
                 caught,
+                thrown,
+                retried,
+                ignored,
                 ..
-            } => format!(
-                "`@{aspect}` runs inside the retry and its fallback `{fallback}(…, {caught})` turns every failure into a normal return before the retry sees it"
-            ),
+            } => match retried {
+                Some(r) if !thrown.is_empty() => {
+                    let thrown = thrown
+                        .iter()
+                        .map(|t| format!("`{t}`"))
+                        .collect::<Vec<_>>()
+                        .join(" or ");
+                    let why = match (&r.retry_setting, &r.ignore_setting) {
+                        (Some(listing), _) if !ignored => format!(
+                            "which is not among the exceptions that `{listing}` lists ({})",
+                            r.listed()
+                        ),
+                        (_, Some(ignoring)) => {
+                            format!("which `{ignoring}` lists as never retried")
+                        }
+                        _ => "which the retry does not retry".to_string(),
+                    };
+                    format!(
+                        "`@{aspect}` runs inside the retry and its fallback `{fallback}(…, {caught})` either returns normally or throws {thrown}, {why}, so the retry `{}` never sees a failure it retries",
+                        r.instance
+                    )
+                }
+                _ => format!(
+                    "`@{aspect}` runs inside the retry and its fallback `{fallback}(…, {caught})` turns every failure into a normal return before the retry sees it"
+                ),
+            },
             Dead::Synchronous { aspect, ret } => format!(
                 "`@{aspect}` fails every call of a method returning `{ret}` (neither a CompletionStage nor a reactive type) before the body runs"
             ),
@@ -586,10 +623,17 @@ fn calls_this(e: &Expr) -> bool {
 
 /// Does a `throw` statement run in `block` (not in a lambda or an anonymous class in it)?
 fn throws_in(block: &Block) -> bool {
+    !throws_of(block).is_empty()
+}
+
+/// The thrown expressions of the `throw` statements that run in `block` (not in a lambda or an
+/// anonymous class in it).
+fn throws_of(block: &Block) -> Vec<&Expr> {
+    let mut out = Vec::new();
     let mut stack: Vec<&Stmt> = block.iter().collect();
     while let Some(s) = stack.pop() {
         match s {
-            Stmt::Throw(_) => return true,
+            Stmt::Throw(e) => out.push(e),
             Stmt::If { then, els, .. } => {
                 stack.extend(then);
                 stack.extend(els.iter().flatten());
@@ -613,7 +657,64 @@ fn throws_in(block: &Block) -> bool {
             _ => {}
         }
     }
-    false
+    out
+}
+
+/// The exception types (as written, with the class they are written in) that method `id`
+/// throws with `throw new T(…)`, and so do the methods on `this` it calls, followed
+/// [`DELEGATION_DEPTH`] calls deep (each added to `read`); `None` when a `throw` throws anything
+/// else (`throw e`, a helper's result), or a call on `this` has no body to read.
+fn thrown_types(
+    project: &Project,
+    id: MethodId,
+    seen: &mut Vec<MethodId>,
+    read: &mut Vec<MethodId>,
+) -> Option<Vec<(ClassRef, String)>> {
+    let body = project.method(id).body()?;
+    let class = project.class_of(id);
+    let mut out = Vec::new();
+    for e in throws_of(body) {
+        match e.peel() {
+            Expr::New(n) if n.anon.is_empty() => out.push((class, n.ty.clone())),
+            _ => return None,
+        }
+    }
+    let calls: Vec<&Call> = Node::all(body)
+        .filter_map(|n| match n {
+            Node::Expr(Expr::Call(c))
+                if c.on_super
+                    || matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_))) =>
+            {
+                Some(&**c)
+            }
+            _ => None,
+        })
+        .collect();
+    for call in calls {
+        // Not a project method (a static import, a method inherited from a library class).
+        if project
+            .methods_in_hierarchy(class, &call.name, call.args.len())
+            .is_empty()
+        {
+            continue;
+        }
+        for t in this_targets(project, id, call)? {
+            if seen.contains(&t) {
+                continue;
+            }
+            if seen.len() > DELEGATION_DEPTH {
+                return None;
+            }
+            seen.push(t);
+            if !read.contains(&t) {
+                read.push(t);
+            }
+            let more = thrown_types(project, t, seen, read);
+            seen.pop();
+            out.extend(more?);
+        }
+    }
+    Some(out)
 }
 
 /// The aspects written on the retried method: a fallback of an aspect inside the retry that
@@ -640,6 +741,15 @@ fn aspect_reason(
         None if r.on_failure && !r.proxied => Some(i64::MIN),
         None => None,
     };
+    // The exceptions the retry retries, when the application's settings list them.
+    let retried = m.annotations.iter().find_map(|a| {
+        let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
+        if !r.annotations.iter().any(|n| project.type_is(&t, n)) {
+            return None;
+        }
+        retried_exceptions(project, r, id, a)
+    });
+    let filter = r.exception_settings.as_ref().zip(retried.as_deref());
     for a in &m.annotations {
         let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
         let Some(row) = cat
@@ -664,12 +774,19 @@ fn aspect_reason(
             // The aspect runs outside the retry: the retry sees every failure first.
             continue;
         }
-        if let Some((fallback, caught, method)) = fallback_taking_all(project, class, m, a) {
+        if let Some(f) = fallback_taking_all(project, class, m, a, filter) {
             return Some(Dead::Fallback {
                 aspect: simple(&a.name).to_string(),
-                fallback,
-                caught,
-                method,
+                fallback: f.name,
+                caught: f.caught,
+                method: f.method,
+                delegates: f.delegates,
+                retried: retried
+                    .as_ref()
+                    .filter(|_| !f.thrown.is_empty())
+                    .and_then(|apps| apps.first().cloned()),
+                thrown: f.thrown,
+                ignored: f.ignored,
             });
         }
     }
@@ -696,17 +813,31 @@ fn returns_async(project: &Project, id: MethodId, m: &Method, row: &AspectRow) -
     row.async_returns.iter().any(|x| project.type_is(&t, x))
 }
 
+/// A fallback that leaves the retry nothing to retry (see [`fallback_taking_all`]).
+struct TakingAll {
+    name: String,
+    caught: String,
+    method: MethodId,
+    /// The methods on `this` it calls whose bodies were read.
+    delegates: Vec<MethodId>,
+    /// The exceptions it throws (as written), none of them retried; one of them ignored.
+    thrown: Vec<String>,
+    ignored: bool,
+}
+
 /// The `fallbackMethod` of aspect annotation `a` when a method of that name in the class takes
 /// every failure `m` can raise — its last parameter is `Exception` or `Throwable`, or the only
-/// exception `m` declares — and turns it into a return: a fallback with a `throw` anywhere in its
-/// body (`throw new RuntimeException("…", t)`) hands failures on to the retry. With the exception
-/// type and the fallback method.
+/// exception `m` declares — and turns it into a return: a fallback with a `throw` in its body or
+/// in a method on `this` it calls (`throw new RuntimeException("…", t)`) hands failures on to the
+/// retry, unless `filter` — the exceptions the retry retries by the application's settings —
+/// shows that every exception thrown is one the retry does not retry.
 fn fallback_taking_all(
     project: &Project,
     class: ClassRef,
     m: &Method,
     a: &Annotation,
-) -> Option<(String, String, MethodId)> {
+    filter: Option<(&ExceptionSettings, &[RetriedExceptions])>,
+) -> Option<TakingAll> {
     let name = a.args.iter().find_map(|(k, v)| match (k.as_deref(), v) {
         (Some("fallbackMethod"), Expr::Str(s, _)) => Some(s.clone()),
         _ => None,
@@ -723,8 +854,32 @@ fn fallback_taking_all(
         let last = &fm.params.last()?.ty;
         let takes_all = catches_all(last) && simple(last) != "RuntimeException"
             || only_thrown.is_some_and(|t| t == simple(last));
-        let returns = fm.body().is_some_and(|b| !throws_in(b));
-        (takes_all && returns).then(|| (name.clone(), last.clone(), *f))
+        if !takes_all {
+            return None;
+        }
+        let mut read = Vec::new();
+        let thrown = thrown_types(project, *f, &mut vec![*f], &mut read)?;
+        let verdicts: Vec<Verdict> = thrown
+            .iter()
+            .map(|(at, t)| match filter {
+                Some((s, r)) => verdict(project, s, r, *at, t),
+                None => Verdict::Retried,
+            })
+            .collect();
+        if verdicts.contains(&Verdict::Retried) {
+            return None;
+        }
+        let mut names: Vec<String> = thrown.into_iter().map(|(_, t)| t).collect();
+        names.sort();
+        names.dedup();
+        Some(TakingAll {
+            name: name.clone(),
+            caught: last.clone(),
+            method: *f,
+            delegates: read,
+            thrown: names,
+            ignored: verdicts.contains(&Verdict::Ignored),
+        })
     })
 }
 

@@ -10,6 +10,7 @@ mod pipelines;
 mod reaches;
 mod recursion;
 mod registration;
+mod retried_exceptions;
 mod retry_loops;
 mod sent_through;
 mod steps;

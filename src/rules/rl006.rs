@@ -35,7 +35,16 @@ declare_rule! {
     ///   `application.yml` or `.properties` orders the aspects otherwise, e.g.
     ///   `resilience4j.retry.retry-aspect-order`); a fallback typed `CallNotPermittedException`
     ///   leaves the retry live, and so does a fallback that throws (`throw new
-    ///   PayoutFailedException("…", t)` anywhere in its body hands failures on to the retry);
+    ///   PayoutFailedException("…", t)` in its body, or in a method on `this` it calls, hands
+    ///   failures on to the retry) — unless the application's settings list the exceptions the
+    ///   retry retries and the fallback throws none of them: the instance's `retry-exceptions`
+    ///   (else those of its `base-config`, else of `configs.default`; a listed class counts with
+    ///   its subclasses) and `ignore-exceptions`, from `application.yml` or `.properties`. A
+    ///   thrown class is placed only when its superclasses outside the project are JDK classes
+    ///   retrylint knows (`RuntimeException`, `IllegalStateException`, …); any other may be
+    ///   retried, and so may everything when the list comes from a placeholder without a default
+    ///   or a `retry-exception-predicate` decides in code, or in an application (or with no profile
+    ///   switched on) that lists nothing;
     /// - Resilience4j `@TimeLimiter` on a method that returns neither a `CompletionStage` nor a
     ///   reactive type: it fails every call before the body runs.
     ///
@@ -188,12 +197,19 @@ fn check(cx: &Context) -> Vec<Finding> {
                 owners.len() - 1
             )
         };
-        if let crate::regions::liveness::Dead::Fallback { method, .. } = dead {
-            // The fallback's body was read (it never throws): not reported when it is broken.
-            f.reads.push((
-                project.files[method.0 as usize].path.clone(),
-                project.method(*method).span,
-            ));
+        if let crate::regions::liveness::Dead::Fallback {
+            method, delegates, ..
+        } = dead
+        {
+            // The fallback's body and those of the methods it calls on `this` were read (they
+            // never throw, or throw only exceptions the retry does not retry): not reported
+            // when one of them is broken.
+            for m in std::iter::once(method).chain(delegates) {
+                f.reads.push((
+                    project.files[m.0 as usize].path.clone(),
+                    project.method(*m).span,
+                ));
+            }
         }
         if dead.reads_bodies() {
             // Read from the bodies: not reported when the annotated method's code is broken.

@@ -15,6 +15,7 @@ mod resolution_tests;
 pub mod typer;
 pub mod walk;
 
+pub use app_settings::normalize_key;
 pub use callgraph::CallGraph;
 pub use calls::method_ref_targets;
 pub use project::*;

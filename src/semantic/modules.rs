@@ -9,6 +9,7 @@
 //! (`:` plus the directory's path below the nearest `settings.gradle[.kts]`, or the directory's
 //! name). A build file that cannot be read or understood declares no dependencies.
 
+use super::app_settings::AppSettings;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -30,8 +31,8 @@ struct Module {
     root: PathBuf,
     maven_deps: Vec<String>,
     gradle_deps: Vec<String>,
-    /// The application settings next to its build file (normalized key → value).
-    settings: BTreeMap<String, String>,
+    /// The application settings next to its build file.
+    settings: AppSettings,
 }
 
 /// The build modules of the scanned files.
@@ -44,7 +45,7 @@ pub struct Modules {
     /// Per module: the index of its build's root (see [`Module::root`]).
     root_of: Vec<u32>,
     /// Per module: its application settings.
-    settings: Vec<BTreeMap<String, String>>,
+    settings: Vec<AppSettings>,
 }
 
 impl Modules {
@@ -54,7 +55,7 @@ impl Modules {
             of_file: vec![0; n_files],
             visible: vec![BTreeSet::from([0])],
             root_of: vec![0],
-            settings: vec![BTreeMap::new()],
+            settings: vec![AppSettings::default()],
         }
     }
 
@@ -172,7 +173,25 @@ impl Modules {
         let key = super::app_settings::normalize_key(key);
         (0..self.settings.len())
             .filter(|m| *m as u32 == own || self.visible.get(*m).is_some_and(|v| v.contains(&own)))
-            .filter_map(|m| self.settings[m].get(&key).map(String::as_str))
+            .filter_map(|m| self.settings[m].all.get(&key).map(String::as_str))
+            .collect()
+    }
+
+    /// The setups that decide how the code of file `file` behaves: of each module that runs it
+    /// (its own, or one that depends on it) and sets some key under `prefix`
+    /// (`resilience4j.retry`) in any of its settings files, the settings with every profile
+    /// switched on and, when they differ, the settings with none — in module order.
+    pub fn settings_under(&self, file: u32, prefix: &str) -> Vec<&BTreeMap<String, String>> {
+        let own = self.module_of(file);
+        let prefix = format!("{}.", super::app_settings::normalize_key(prefix));
+        (0..self.settings.len())
+            .filter(|m| *m as u32 == own || self.visible.get(*m).is_some_and(|v| v.contains(&own)))
+            .map(|m| &self.settings[m])
+            .filter(|s| s.all.keys().any(|k| k.starts_with(&prefix)))
+            .flat_map(|s| {
+                let base = (s.base != s.all).then_some(&s.base);
+                std::iter::once(&s.all).chain(base)
+            })
             .collect()
     }
 
@@ -183,7 +202,7 @@ impl Modules {
         let prefix = format!("{}.", super::app_settings::normalize_key(prefix));
         (0..self.settings.len())
             .filter(|m| *m as u32 == own || self.visible.get(*m).is_some_and(|v| v.contains(&own)))
-            .any(|m| self.settings[m].keys().any(|k| k.starts_with(&prefix)))
+            .any(|m| self.settings[m].all.keys().any(|k| k.starts_with(&prefix)))
     }
 
     /// Are the files of one build (one repository's modules), or is one of them outside every
