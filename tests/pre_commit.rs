@@ -338,3 +338,82 @@ fn no_cache_neither_reads_nor_writes_summaries() {
         .count();
     assert_eq!(written, 1);
 }
+
+/// How many method scans (call-graph edges, regions made by calls) the run took from the
+/// cache, and how many it ran.
+fn scans(stderr: &str) -> (usize, usize) {
+    let line = stderr
+        .lines()
+        .rfind(|l| l.contains("scan cache:"))
+        .unwrap_or_else(|| panic!("no scan cache line in {stderr}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "cache:").unwrap();
+    let run = words.iter().rposition(|w| *w == "run").unwrap();
+    (
+        words[at + 1].parse().unwrap(),
+        words[run - 1].trim_end_matches(',').parse().unwrap(),
+    )
+}
+
+#[test]
+fn an_unchanged_project_takes_every_scan_from_the_cache() {
+    let repo = repository();
+    let p = repo.path();
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    let (reused, ran) = scans(&err);
+    assert!(reused == 0 && ran > 0, "{err}");
+    let (_, err) = run(p, &["src/main/java/a/Other.java"], "json", true, &[]);
+    assert_eq!(scans(&err), (ran, 0), "{err}");
+    // A body edit runs again the scans of the edited file's methods only.
+    write(
+        p,
+        "Keys.java",
+        &STABLE_KEYS.replace("\"charge-\"", "\"pay-\""),
+    );
+    let (_, err) = run(p, &["src/main/java/a/Keys.java"], "json", true, &[]);
+    let (reused, again) = scans(&err);
+    assert!(reused > 0 && again > 0 && again <= 2, "{err}");
+}
+
+/// A retry callback that a body edit adds in one file, around a call of a method in another
+/// file that mints a fresh key: the region (a scan of the edited method) and the call-graph
+/// edge into the other file are seen by a hook on either file, and go away with the edit.
+#[test]
+fn a_region_and_a_call_made_by_a_body_edit_are_seen_by_the_hook() {
+    let repo = repository();
+    let p = repo.path();
+    write(
+        p,
+        "Payments.java",
+        "package a;\nimport org.springframework.retry.support.RetryTemplate;\nclass Payments {\n  private final RetryTemplate retryTemplate;\n  private final Client client;\n  private final Minter minter;\n  Payments(RetryTemplate t, Client c, Minter m) { this.retryTemplate = t; this.client = c; this.minter = m; }\n  void pay(String orderId) {\n    client.setIdempotencyKey(\"pay-\" + orderId);\n    client.send();\n  }\n}\n",
+    );
+    write(
+        p,
+        "Minter.java",
+        "package a;\nclass Minter {\n  void sendFresh(Client client) {\n    client.setIdempotencyKey(java.util.UUID.randomUUID().toString());\n    client.send();\n  }\n}\n",
+    );
+    let (before, _) = hook(p, &["."]);
+    assert!(rules(&before).is_empty(), "{before}");
+    let payments = p.join("src/main/java/a/Payments.java");
+    let plain = std::fs::read_to_string(&payments).unwrap();
+    let retried = plain.replace(
+        "    client.setIdempotencyKey(\"pay-\" + orderId);\n    client.send();\n",
+        "    retryTemplate.execute(ctx -> { minter.sendFresh(client); return null; });\n",
+    );
+    std::fs::write(&payments, &retried).unwrap();
+    let (staged, _) = hook(p, &["src/main/java/a/Payments.java"]);
+    let (other, _) = hook(p, &["src/main/java/a/Minter.java"]);
+    let (full, _) = hook(p, &["."]);
+    assert!(!rules(&full).is_empty(), "{full}");
+    let mut both = rules(&staged);
+    both.extend(rules(&other));
+    both.sort();
+    let mut all = rules(&full);
+    all.sort();
+    assert_eq!(both, all);
+    std::fs::write(&payments, &plain).unwrap();
+    let (back, _) = hook(p, &["src/main/java/a/Minter.java"]);
+    assert!(rules(&back).is_empty(), "{back}");
+    let (back, _) = hook(p, &["."]);
+    assert!(rules(&back).is_empty(), "{back}");
+}

@@ -26,7 +26,7 @@ pub use registration::{
 };
 pub use retry_loops::{is_retry_loop, may_hold_region};
 pub use sent_through::enter_interceptors;
-pub use stored_functions::function_sends;
+pub use stored_functions::{FileCalls, function_sends};
 pub use transactions::{in_transaction, leaves_transaction, own_transaction};
 
 use crate::java::ir::*;
@@ -34,7 +34,9 @@ use crate::semantic::{CallGraph, Loc, MethodId, Project};
 use std::collections::BTreeSet;
 
 /// The code of a region inside one method.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Part {
     /// The whole body of a method.
     Whole(MethodId),
