@@ -257,10 +257,33 @@ fn regions_of(
         all_regions.extend(regions::bean_registrations(project, cat, wanted));
         all_regions.extend(regions::function_bean_regions(project, cat, wanted));
     });
+    // The methods that may hold a region made by a call or a loop, a file at a time.
     let candidates: Vec<MethodId> = crate::phase("region candidates", || {
-        project
-            .all_methods()
-            .filter(|m| wanted(m) && regions::may_hold_region(project.method(*m), cat))
+        use rayon::prelude::*;
+        let in_file = |file: u32| -> Vec<u32> {
+            let n = project.files[file as usize].facts.methods.len() as u32;
+            (0..n)
+                .filter(|mi| regions::may_hold_region(project.method((file, *mi)), cat))
+                .collect()
+        };
+        let found: Vec<Vec<u32>> = (0..project.files.len() as u32)
+            .into_par_iter()
+            .map(|file| match round {
+                Some(r) => r.scan(
+                    Scan::Candidates,
+                    (file, u32::MAX),
+                    || in_file(file),
+                    |v| Some(v.clone()),
+                    |v| v,
+                ),
+                None => in_file(file),
+            })
+            .collect();
+        found
+            .into_iter()
+            .enumerate()
+            .flat_map(|(file, v)| v.into_iter().map(move |mi| (file as u32, mi)))
+            .filter(|m| wanted(m))
             .collect()
     });
     let found: Vec<(Vec<Region>, Vec<regions::InstanceSend>)> = crate::phase("regions", || {

@@ -91,6 +91,9 @@ pub enum Scan {
     /// The calls of one file's methods that the search for stored functions starts from
     /// (keyed by the file, as method `u32::MAX`).
     FunctionCalls = 2,
+    /// The methods of one file that may hold a region made by a call or a loop (keyed by the
+    /// file, as method `u32::MAX`).
+    Candidates = 3,
 }
 
 /// What a cache file holds: the summaries and flows, and the scans.
