@@ -70,6 +70,7 @@ pub(crate) fn find(
                 Scan::FunctionCalls,
                 (file, u32::MAX),
                 scan,
+                |_| Vec::new(),
                 |v| Some(v.clone()),
                 |v| v,
             ),
@@ -100,6 +101,7 @@ pub(crate) fn find(
                     Scan::Callees,
                     id,
                     || callees(p, cat, id),
+                    |_| Vec::new(),
                     |v| Some(v.clone()),
                     |v| v,
                 )
@@ -246,11 +248,30 @@ fn regions_of(
         names_reported(&mm.annotations)
             || names_reported(&project.class(project.class_of(*m)).annotations)
     };
+    // The project's calls by name, which the annotation regions' liveness reads, a file at a
+    // time from the cache.
+    let named_calls = |file: u32, walk: &dyn Fn() -> regions::FileNamedCalls| match round {
+        Some(r) => r.scan(
+            Scan::NamedCalls,
+            (file, u32::MAX),
+            walk,
+            |_| Vec::new(),
+            |v| Some(v.clone()),
+            |v| v,
+        ),
+        None => walk(),
+    };
     let mut all_regions: Vec<Region> = crate::phase("annotation regions", || {
-        regions::annotation_regions(project, cat, &|m| wanted(m) || maybe_dead(m), wanted)
-            .into_iter()
-            .filter(|r| r.report_dead && r.dead.is_some() || region_methods(r).any(|m| wanted(&m)))
-            .collect()
+        regions::annotation_regions(
+            project,
+            cat,
+            &|m| wanted(m) || maybe_dead(m),
+            wanted,
+            &named_calls,
+        )
+        .into_iter()
+        .filter(|r| r.report_dead && r.dead.is_some() || region_methods(r).any(|m| wanted(&m)))
+        .collect()
     });
     crate::phase("implementation and bean regions", || {
         all_regions.extend(regions::implementation_regions(project, cat, wanted));
@@ -273,6 +294,7 @@ fn regions_of(
                     Scan::Candidates,
                     (file, u32::MAX),
                     || in_file(file),
+                    |_| Vec::new(),
                     |v| Some(v.clone()),
                     |v| v,
                 ),
@@ -294,7 +316,14 @@ fn regions_of(
                 (v, regions::instance_sends(p, cat, id))
             };
             match round {
-                Some(r) => r.scan(Scan::CallRegions, id, run, encode_regions, decode_regions),
+                Some(r) => r.scan(
+                    Scan::CallRegions,
+                    id,
+                    run,
+                    |v| region_files(&v.0),
+                    encode_regions,
+                    decode_regions,
+                ),
                 None => run(),
             }
         })
@@ -375,6 +404,11 @@ fn decode_regions(
         )
         .collect();
     (regions, sends)
+}
+
+/// The files the regions are located in (their spans are there).
+fn region_files(regions: &[Region]) -> Vec<u32> {
+    regions.iter().map(|r| r.loc.file).collect()
 }
 
 /// The methods a region's code is written in.

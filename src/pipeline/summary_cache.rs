@@ -94,6 +94,9 @@ pub enum Scan {
     /// The methods of one file that may hold a region made by a call or a loop (keyed by the
     /// file, as method `u32::MAX`).
     Candidates = 3,
+    /// The calls and method references of one file's methods by name, which the liveness of
+    /// annotation regions reads (keyed by the file, as method `u32::MAX`).
+    NamedCalls = 4,
 }
 
 /// What a cache file holds: the summaries and flows, and the scans.
@@ -257,13 +260,15 @@ impl Round<'_> {
     }
 
     /// Scan `scan` of method `id`: as the last run gave it when every file it read is the
-    /// same, else run by `f` and kept with the files it read. `encode` and `decode` give the
-    /// stored form (`encode` gives `None` for a value that is not kept).
+    /// same, else run by `f` and kept with the files it read and the files `located` names
+    /// (those whose spans the value holds: an edit above a declaration moves it). `encode` and
+    /// `decode` give the stored form (`encode` gives `None` for a value that is not kept).
     pub fn scan<T, S: Serialize + serde::de::DeserializeOwned>(
         &self,
         scan: Scan,
         id: MethodId,
         f: impl FnOnce() -> T,
+        located: impl FnOnce(&T) -> Vec<u32>,
         encode: impl FnOnce(&T) -> Option<S>,
         decode: impl FnOnce(S) -> T,
     ) -> T {
@@ -289,7 +294,8 @@ impl Round<'_> {
         let files: Option<Vec<u32>> = addrs
             .iter()
             .map(|a| self.file_of(*a))
-            .chain([Some(id.0)])
+            .chain((id.0 != u32::MAX).then_some(Some(id.0)))
+            .chain(located(&out).into_iter().map(Some))
             .collect();
         let Some(mut files) = files else { return out };
         files.sort_unstable();

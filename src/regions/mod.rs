@@ -17,6 +17,7 @@ mod stored_functions;
 mod transactions;
 
 pub use annotations::annotation_regions;
+pub use liveness::FileNamedCalls;
 pub use calls::call_regions;
 pub use function_beans::function_bean_regions;
 pub use implementations::implementation_regions;
