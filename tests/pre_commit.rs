@@ -4,7 +4,8 @@
 //! `retrylint.toml`, another tool version and an `application.yml` that decides a region, the
 //! report of a cached run is byte for byte that of a run without any cache, in every output
 //! format; and the cache is used: an edit inside one method analyses that method again, not
-//! the project.
+//! the project, and runs again only the edited file's scans before the summaries (call-graph
+//! edges, regions made by calls, region candidates, calls by name, stored-function calls).
 
 use assert_cmd::Command;
 use std::path::Path;
@@ -339,8 +340,8 @@ fn no_cache_neither_reads_nor_writes_summaries() {
     assert_eq!(written, 1);
 }
 
-/// How many method scans (call-graph edges, regions made by calls) the run took from the
-/// cache, and how many it ran.
+/// How many scans (call-graph edges, regions made by calls, and the per-file scans) the run
+/// took from the cache, and how many it ran.
 fn scans(stderr: &str) -> (usize, usize) {
     let line = stderr
         .lines()
@@ -364,7 +365,9 @@ fn an_unchanged_project_takes_every_scan_from_the_cache() {
     assert!(reused == 0 && ran > 0, "{err}");
     let (_, err) = run(p, &["src/main/java/a/Other.java"], "json", true, &[]);
     assert_eq!(scans(&err), (ran, 0), "{err}");
-    // A body edit runs again the scans of the edited file's methods only.
+    // A body edit runs again the scans of the edited file only: three of the file (the calls
+    // stored functions start from, the region candidates, the calls by name) and two of each
+    // of its two methods (call-graph edges, regions made by calls).
     write(
         p,
         "Keys.java",
@@ -372,7 +375,7 @@ fn an_unchanged_project_takes_every_scan_from_the_cache() {
     );
     let (_, err) = run(p, &["src/main/java/a/Keys.java"], "json", true, &[]);
     let (reused, again) = scans(&err);
-    assert!(reused > 0 && again > 0 && again <= 2, "{err}");
+    assert!(reused > again && again > 0 && again <= 7, "{err}");
 }
 
 /// A retry callback that a body edit adds in one file, around a call of a method in another
@@ -405,12 +408,10 @@ fn a_region_and_a_call_made_by_a_body_edit_are_seen_by_the_hook() {
     let (other, _) = hook(p, &["src/main/java/a/Minter.java"]);
     let (full, _) = hook(p, &["."]);
     assert!(!rules(&full).is_empty(), "{full}");
-    let mut both = rules(&staged);
-    both.extend(rules(&other));
-    both.sort();
-    let mut all = rules(&full);
-    all.sort();
-    assert_eq!(both, all);
+    // The finding is at the sink in Minter, through the region in Payments: both hooks
+    // report it.
+    assert_eq!(rules(&staged), rules(&full));
+    assert_eq!(rules(&other), rules(&full));
     std::fs::write(&payments, &plain).unwrap();
     let (back, _) = hook(p, &["src/main/java/a/Minter.java"]);
     assert!(rules(&back).is_empty(), "{back}");

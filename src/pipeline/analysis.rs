@@ -2,6 +2,7 @@
 //! they reach → summaries
 //! and flows → the rules' checks.
 
+use super::summary_cache::{Round, Scan};
 use crate::catalogue::Catalogue;
 use crate::dataflow::{self as flow, MethodFlow};
 use crate::findings::Finding;
@@ -10,7 +11,6 @@ use crate::regions::{self, Part, Region};
 use crate::rules;
 use crate::semantic::callgraph::callees;
 use crate::semantic::{CallGraph, MethodId, Project};
-use super::summary_cache::{Round, Scan};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The caches of a run: per-file facts, and method summaries and flows (when on).
@@ -50,7 +50,8 @@ pub(crate) fn find(
         let digests = caches.facts.digests()?;
         Some(c.round(project, &digests))
     });
-    let (found, candidates, instance_sends) = regions_of(project, cat, &wanted, round.as_ref());
+    let (found, candidates, instance_sends) =
+        regions_of(project, cat, &wanted, only.is_none(), round.as_ref());
     // A dead region is the source of no finding of its own; a dead retry annotation is RL006,
     // with the findings it would have once it fires (so its code is analysed too).
     let (mut all_regions, dead_regions): (Vec<Region>, Vec<Region>) =
@@ -227,6 +228,7 @@ fn regions_of(
     project: &mut Project,
     cat: &Catalogue,
     wanted: &(dyn Fn(&MethodId) -> bool + Sync),
+    every: bool,
     round: Option<&Round>,
 ) -> (Vec<Region>, usize, Vec<regions::InstanceSend>) {
     // A dead retry annotation is reported whatever it reaches: beside `wanted`, every method
@@ -274,7 +276,22 @@ fn regions_of(
         .collect()
     });
     crate::phase("implementation and bean regions", || {
-        all_regions.extend(regions::implementation_regions(project, cat, wanted));
+        // Lambdas typed as a framework type, a row and a file at a time: from the cache when
+        // every method is wanted (with the prefilter's set, they depend on it).
+        let lambdas = |file: u32, row: usize, walk: &dyn Fn() -> Vec<Region>| match round {
+            Some(r) if every => r.scan(
+                Scan::LambdaRegions,
+                (file, row as u32),
+                walk,
+                |v| region_files(v),
+                |v| encode_regions(&(v.clone(), Vec::new())).map(|(r, _)| r),
+                |v| decode_regions((v, Vec::new())).0,
+            ),
+            _ => walk(),
+        };
+        all_regions.extend(regions::implementation_regions(
+            project, cat, wanted, &lambdas,
+        ));
         all_regions.extend(regions::bean_registrations(project, cat, wanted));
         all_regions.extend(regions::function_bean_regions(project, cat, wanted));
     });

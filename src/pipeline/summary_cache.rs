@@ -97,6 +97,9 @@ pub enum Scan {
     /// The calls and method references of one file's methods by name, which the liveness of
     /// annotation regions reads (keyed by the file, as method `u32::MAX`).
     NamedCalls = 4,
+    /// The regions of lambdas typed as a framework type in one file, for one implementation
+    /// row (keyed as method `(file, row)`). Cached only when every method is looked at.
+    LambdaRegions = 5,
 }
 
 /// What a cache file holds: the summaries and flows, and the scans.
@@ -275,9 +278,8 @@ impl Round<'_> {
         let k = (scan as u8, id);
         let stored = self.scans_old.lock().ok().and_then(|mut o| o.remove(&k));
         if let Some(stored) = stored
-            && let Some(deps) = crate::depth_limit::from_postcard::<Vec<(u32, [u8; 32])>>(
-                &stored.deps,
-            )
+            && let Some(deps) =
+                crate::depth_limit::from_postcard::<Vec<(u32, [u8; 32])>>(&stored.deps)
             && deps.iter().all(|(f, d)| self.digest(*f) == Some(*d))
             && let Some(value) = crate::depth_limit::from_postcard::<S>(&stored.value)
         {
@@ -300,10 +302,8 @@ impl Round<'_> {
         let Some(mut files) = files else { return out };
         files.sort_unstable();
         files.dedup();
-        let deps: Option<Vec<(u32, [u8; 32])>> = files
-            .iter()
-            .map(|f| Some((*f, self.digest(*f)?)))
-            .collect();
+        let deps: Option<Vec<(u32, [u8; 32])>> =
+            files.iter().map(|f| Some((*f, self.digest(*f)?))).collect();
         if let (Some(deps), Some(value)) = (deps, encode(&out))
             && let (Ok(deps), Ok(value)) = (postcard::to_stdvec(&deps), postcard::to_stdvec(&value))
             && let Ok(mut new) = self.scans_new.lock()
@@ -330,8 +330,14 @@ impl Round<'_> {
     pub fn save(self) {
         let old = self.old.into_inner().unwrap_or_else(|e| e.into_inner());
         let new = self.new.into_inner().unwrap_or_else(|e| e.into_inner());
-        let scans_old = self.scans_old.into_inner().unwrap_or_else(|e| e.into_inner());
-        let scans = self.scans_new.into_inner().unwrap_or_else(|e| e.into_inner());
+        let scans_old = self
+            .scans_old
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        let scans = self
+            .scans_new
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
         if old.is_empty()
             && self.kept.load(Ordering::Relaxed) == 0
             && scans_old.is_empty()

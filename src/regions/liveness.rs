@@ -154,8 +154,7 @@ pub type FileNamedCalls = Vec<(String, u32, bool, Option<usize>)>;
 
 /// Gives the [`FileNamedCalls`] of a file, from the function it is passed (which walks the
 /// file's bodies) or from a cache.
-pub type NamedCallsOf<'a> =
-    &'a (dyn Fn(u32, &dyn Fn() -> FileNamedCalls) -> FileNamedCalls + Sync);
+pub type NamedCallsOf<'a> = &'a (dyn Fn(u32, &dyn Fn() -> FileNamedCalls) -> FileNamedCalls + Sync);
 
 /// The [`FileNamedCalls`] of file `fi`.
 fn file_named_calls(project: &Project, fi: u32) -> FileNamedCalls {

@@ -17,10 +17,10 @@ mod stored_functions;
 mod transactions;
 
 pub use annotations::annotation_regions;
-pub use liveness::FileNamedCalls;
 pub use calls::call_regions;
 pub use function_beans::function_bean_regions;
 pub use implementations::implementation_regions;
+pub use liveness::FileNamedCalls;
 pub use reaches::Reaches;
 pub use registration::{
     InstanceSend, Sends, bean_registrations, call_registrations, client_sends, instance_sends,
@@ -35,9 +35,7 @@ use crate::semantic::{CallGraph, Loc, MethodId, Project};
 use std::collections::BTreeSet;
 
 /// The code of a region inside one method.
-#[derive(
-    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Part {
     /// The whole body of a method.
     Whole(MethodId),

@@ -29,7 +29,9 @@ const MAX_FUNCTIONS: usize = 2048;
 const MAX_ROUNDS: usize = 8;
 
 /// Where a function value is held.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 enum Holder {
     Field(ClassRef, String),
     Param(MethodId, usize),
