@@ -19,6 +19,11 @@
 //! A method whose analysis read a summary still to come, and the members of recursive cycles,
 //! are not cached: they are analysed on every run.
 //!
+//! The walks of bodies before the summaries (the call graph's edges, the regions made by
+//! calls, and the per-file scans of [`Scan`]) are kept in the same file the same way, by scan
+//! and method (or file), with the content hash of every file whose bodies they read and of
+//! every file their result is located in.
+//!
 //! The cache file is sealed with this machine's key like the facts cache, read with a size cap
 //! without following links, and written whole to a fresh file that is renamed into place; it
 //! holds exactly the entries of the last run with its key (stale ones are dropped). At most
