@@ -24,13 +24,17 @@ fn implemented_types(
 /// Regions of framework types implemented in the project: methods of implementing classes,
 /// and lambdas whose declared type is the framework type.
 /// Only classes with a method for which `wanted` holds, and only such methods, are looked at.
+/// Gives the lambda regions of one row (by its index) in one file, from the function it is
+/// passed or from a cache.
+pub type LambdasOf<'a> = &'a dyn Fn(u32, usize, &dyn Fn() -> Vec<Region>) -> Vec<Region>;
+
 /// `lambdas` gives the lambda regions of one row (by its index) in one file, from the function
 /// it is passed (which walks the file's `wanted` bodies) or from a cache.
 pub fn implementation_regions(
     project: &Project,
     cat: &Catalogue,
     wanted: &dyn Fn(&MethodId) -> bool,
-    lambdas: &dyn Fn(u32, usize, &dyn Fn() -> Vec<Region>) -> Vec<Region>,
+    lambdas: LambdasOf,
 ) -> Vec<Region> {
     let mut out = Vec::new();
     for (ri, row) in cat.regions.implementation.iter().enumerate() {

@@ -85,6 +85,9 @@ impl<'p> Visitor<'p> for Edges {
     }
 }
 
+/// Gives the edges out of a method, as [`callees`] does (from a cache, or computed).
+pub type CalleesOf<'a> = &'a (dyn Fn(&Project, MethodId) -> Vec<(ScopeId, MethodId)> + Sync);
+
 /// The call graph among the methods reached from some roots.
 #[derive(Debug, Default)]
 pub struct CallGraph {
@@ -107,7 +110,7 @@ impl CallGraph {
     pub fn reached_with(
         project: &mut Project,
         roots: impl IntoIterator<Item = MethodId>,
-        callees_of: &(dyn Fn(&Project, MethodId) -> Vec<(ScopeId, MethodId)> + Sync),
+        callees_of: CalleesOf,
     ) -> CallGraph {
         let mut seen: BTreeSet<MethodId> = BTreeSet::new();
         let mut frontier: Vec<MethodId> = roots.into_iter().filter(|m| seen.insert(*m)).collect();
