@@ -4,7 +4,8 @@
 //! `retrylint.toml`, another tool version and an `application.yml` that decides a region, the
 //! report of a cached run is byte for byte that of a run without any cache, in every output
 //! format; and the cache is used: an edit inside one method analyses that method again, not
-//! the project.
+//! the project, and runs again only the edited file's scans before the summaries (call-graph
+//! edges, regions made by calls, region candidates, calls by name, stored-function calls).
 
 use assert_cmd::Command;
 use std::path::Path;
@@ -337,4 +338,83 @@ fn no_cache_neither_reads_nor_writes_summaries() {
         .unwrap()
         .count();
     assert_eq!(written, 1);
+}
+
+/// How many scans (call-graph edges, regions made by calls, and the per-file scans) the run
+/// took from the cache, and how many it ran.
+fn scans(stderr: &str) -> (usize, usize) {
+    let line = stderr
+        .lines()
+        .rfind(|l| l.contains("scan cache:"))
+        .unwrap_or_else(|| panic!("no scan cache line in {stderr}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "cache:").unwrap();
+    let run = words.iter().rposition(|w| *w == "run").unwrap();
+    (
+        words[at + 1].parse().unwrap(),
+        words[run - 1].trim_end_matches(',').parse().unwrap(),
+    )
+}
+
+#[test]
+fn an_unchanged_project_takes_every_scan_from_the_cache() {
+    let repo = repository();
+    let p = repo.path();
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    let (reused, ran) = scans(&err);
+    assert!(reused == 0 && ran > 0, "{err}");
+    let (_, err) = run(p, &["src/main/java/a/Other.java"], "json", true, &[]);
+    assert_eq!(scans(&err), (ran, 0), "{err}");
+    // A body edit runs again the scans of the edited file only: three of the file (the calls
+    // stored functions start from, the region candidates, the calls by name) and two of each
+    // of its two methods (call-graph edges, regions made by calls).
+    write(
+        p,
+        "Keys.java",
+        &STABLE_KEYS.replace("\"charge-\"", "\"pay-\""),
+    );
+    let (_, err) = run(p, &["src/main/java/a/Keys.java"], "json", true, &[]);
+    let (reused, again) = scans(&err);
+    assert!(reused > again && again > 0 && again <= 7, "{err}");
+}
+
+/// A retry callback that a body edit adds in one file, around a call of a method in another
+/// file that mints a fresh key: the region (a scan of the edited method) and the call-graph
+/// edge into the other file are seen by a hook on either file, and go away with the edit.
+#[test]
+fn a_region_and_a_call_made_by_a_body_edit_are_seen_by_the_hook() {
+    let repo = repository();
+    let p = repo.path();
+    write(
+        p,
+        "Payments.java",
+        "package a;\nimport org.springframework.retry.support.RetryTemplate;\nclass Payments {\n  private final RetryTemplate retryTemplate;\n  private final Client client;\n  private final Minter minter;\n  Payments(RetryTemplate t, Client c, Minter m) { this.retryTemplate = t; this.client = c; this.minter = m; }\n  void pay(String orderId) {\n    client.setIdempotencyKey(\"pay-\" + orderId);\n    client.send();\n  }\n}\n",
+    );
+    write(
+        p,
+        "Minter.java",
+        "package a;\nclass Minter {\n  void sendFresh(Client client) {\n    client.setIdempotencyKey(java.util.UUID.randomUUID().toString());\n    client.send();\n  }\n}\n",
+    );
+    let (before, _) = hook(p, &["."]);
+    assert!(rules(&before).is_empty(), "{before}");
+    let payments = p.join("src/main/java/a/Payments.java");
+    let plain = std::fs::read_to_string(&payments).unwrap();
+    let retried = plain.replace(
+        "    client.setIdempotencyKey(\"pay-\" + orderId);\n    client.send();\n",
+        "    retryTemplate.execute(ctx -> { minter.sendFresh(client); return null; });\n",
+    );
+    std::fs::write(&payments, &retried).unwrap();
+    let (staged, _) = hook(p, &["src/main/java/a/Payments.java"]);
+    let (other, _) = hook(p, &["src/main/java/a/Minter.java"]);
+    let (full, _) = hook(p, &["."]);
+    assert!(!rules(&full).is_empty(), "{full}");
+    // The finding is at the sink in Minter, through the region in Payments: both hooks
+    // report it.
+    assert_eq!(rules(&staged), rules(&full));
+    assert_eq!(rules(&other), rules(&full));
+    std::fs::write(&payments, &plain).unwrap();
+    let (back, _) = hook(p, &["src/main/java/a/Minter.java"]);
+    assert!(rules(&back).is_empty(), "{back}");
+    let (back, _) = hook(p, &["."]);
+    assert!(rules(&back).is_empty(), "{back}");
 }

@@ -2,12 +2,14 @@
 //! they reach → summaries
 //! and flows → the rules' checks.
 
+use super::summary_cache::{Round, Scan};
 use crate::catalogue::Catalogue;
 use crate::dataflow::{self as flow, MethodFlow};
 use crate::findings::Finding;
 use crate::java::ir::ScopeId;
 use crate::regions::{self, Part, Region};
 use crate::rules;
+use crate::semantic::callgraph::callees;
 use crate::semantic::{CallGraph, MethodId, Project};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -39,7 +41,17 @@ pub(crate) fn find(
     caches: Caches,
 ) -> (Vec<Finding>, Vec<(MethodId, Lost)>) {
     let wanted = |m: &MethodId| only.is_none_or(|o| o.contains(m));
-    let (found, candidates, instance_sends) = regions_of(project, cat, &wanted);
+    // Scans, summaries and flows of methods whose analysis read nothing that changed since the
+    // last run come from the cache. Not while the index records lookups for the prefilter's
+    // forward rounds: a method taken from the cache makes none, and the round would miss the
+    // files they need.
+    let round = crate::phase("summary cache read", || {
+        let c = caches.summaries.filter(|_| project.deps().is_none())?;
+        let digests = caches.facts.digests()?;
+        Some(c.round(project, &digests))
+    });
+    let (found, candidates, instance_sends) =
+        regions_of(project, cat, &wanted, only.is_none(), round.as_ref());
     // A dead region is the source of no finding of its own; a dead retry annotation is RL006,
     // with the findings it would have once it fires (so its code is analysed too).
     let (mut all_regions, dead_regions): (Vec<Region>, Vec<Region>) =
@@ -47,12 +59,24 @@ pub(crate) fn find(
     let mut dead_regions: Vec<Region> =
         dead_regions.into_iter().filter(|r| r.report_dead).collect();
     // The interceptors of the clients a region may send through run inside it (SPEC 3.2).
-    let mut sends = regions::client_sends(project, cat, &wanted);
+    let mut sends = crate::phase("client sends", || {
+        regions::client_sends(project, cat, &wanted)
+    });
     sends.by_call = instance_sends;
     // A functional value called where it is held runs the lambdas stored into it: a region
     // that makes the call enters them as it enters a client's interceptors.
     sends.by_call.extend(crate::phase("functions", || {
-        regions::function_sends(project, cat)
+        regions::function_sends(project, cat, &|file, scan| match &round {
+            Some(r) => r.scan(
+                Scan::FunctionCalls,
+                (file, u32::MAX),
+                scan,
+                |_| Vec::new(),
+                |v| Some(v.clone()),
+                |v| v,
+            ),
+            None => scan(),
+        })
     }));
     // The bodies the region search read are given back; those the regions reach are read
     // again below, a batch at a time.
@@ -72,7 +96,19 @@ pub(crate) fn find(
             )
             .chain(sends.interceptor_methods())
             .collect();
-        CallGraph::reached_from(project, cat, roots)
+        match &round {
+            Some(r) => CallGraph::reached_with(project, roots, &|p, id| {
+                r.scan(
+                    Scan::Callees,
+                    id,
+                    || callees(p, cat, id),
+                    |_| Vec::new(),
+                    |v| Some(v.clone()),
+                    |v| v,
+                )
+            }),
+            None => CallGraph::reached_from(project, cat, roots),
+        }
     });
     let ids = graph.methods();
     if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
@@ -88,15 +124,9 @@ pub(crate) fn find(
     if probe {
         return (Vec::new(), Vec::new());
     }
-    regions::enter_interceptors(project, &graph, &mut all_regions, &sends);
-    regions::enter_interceptors(project, &graph, &mut dead_regions, &sends);
-    // Methods whose analysis read nothing that changed since the last run come from the
-    // summary cache. Not while the index records lookups for the prefilter's forward rounds:
-    // a method taken from the cache makes none, and the round would miss the files they need.
-    let round = crate::phase("summary cache read", || {
-        let c = caches.summaries.filter(|_| project.deps().is_none())?;
-        let digests = caches.facts.digests()?;
-        Some(c.round(project, &digests))
+    crate::phase("interceptors entered", || {
+        regions::enter_interceptors(project, &graph, &mut all_regions, &sends);
+        regions::enter_interceptors(project, &graph, &mut dead_regions, &sends);
     });
     let (sums, unconverged, mut flows) = crate::phase("summaries", || {
         let reuse = round.as_ref().map(|r| r as &dyn flow::Reuse);
@@ -104,6 +134,10 @@ pub(crate) fn find(
     });
     if let Some(r) = round {
         if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+            let (scans_reused, scans_run) = r.scan_counts();
+            eprintln!(
+                "retrylint: scan cache: {scans_reused} method scans taken from the cache, {scans_run} run"
+            );
             let (reused, kept) = r.counts();
             eprintln!(
                 "retrylint: summary cache: {reused} of {} methods taken from the cache, {} analysed again ({kept} kept)",
@@ -155,8 +189,12 @@ pub(crate) fn find(
             crate::java::ir::Body::decodings()
         );
     }
-    let reaches = regions::Reaches::new(project, &graph, &all_regions);
-    let dead_reaches = regions::Reaches::new(project, &graph, &dead_regions);
+    let (reaches, dead_reaches) = crate::phase("reaches", || {
+        (
+            regions::Reaches::new(project, &graph, &all_regions),
+            regions::Reaches::new(project, &graph, &dead_regions),
+        )
+    });
     let cx = rules::Context {
         project,
         cat,
@@ -190,6 +228,8 @@ fn regions_of(
     project: &mut Project,
     cat: &Catalogue,
     wanted: &(dyn Fn(&MethodId) -> bool + Sync),
+    every: bool,
+    round: Option<&Round>,
 ) -> (Vec<Region>, usize, Vec<regions::InstanceSend>) {
     // A dead retry annotation is reported whatever it reaches: beside `wanted`, every method
     // that carries one (or whose class does) is looked at, by the annotation's simple name.
@@ -210,23 +250,99 @@ fn regions_of(
         names_reported(&mm.annotations)
             || names_reported(&project.class(project.class_of(*m)).annotations)
     };
-    let mut all_regions: Vec<Region> =
-        regions::annotation_regions(project, cat, &|m| wanted(m) || maybe_dead(m), wanted)
-            .into_iter()
-            .filter(|r| r.report_dead && r.dead.is_some() || region_methods(r).any(|m| wanted(&m)))
+    // The project's calls by name, which the annotation regions' liveness reads, a file at a
+    // time from the cache.
+    let named_calls = |file: u32, walk: &dyn Fn() -> regions::FileNamedCalls| match round {
+        Some(r) => r.scan(
+            Scan::NamedCalls,
+            (file, u32::MAX),
+            walk,
+            |_| Vec::new(),
+            |v| Some(v.clone()),
+            |v| v,
+        ),
+        None => walk(),
+    };
+    let mut all_regions: Vec<Region> = crate::phase("annotation regions", || {
+        regions::annotation_regions(
+            project,
+            cat,
+            &|m| wanted(m) || maybe_dead(m),
+            wanted,
+            &named_calls,
+        )
+        .into_iter()
+        .filter(|r| r.report_dead && r.dead.is_some() || region_methods(r).any(|m| wanted(&m)))
+        .collect()
+    });
+    crate::phase("implementation and bean regions", || {
+        // Lambdas typed as a framework type, a row and a file at a time: from the cache when
+        // every method is wanted (with the prefilter's set, they depend on it).
+        let lambdas = |file: u32, row: usize, walk: &dyn Fn() -> Vec<Region>| match round {
+            Some(r) if every => r.scan(
+                Scan::LambdaRegions,
+                (file, row as u32),
+                walk,
+                |v| region_files(v),
+                |v| encode_regions(&(v.clone(), Vec::new())).map(|(r, _)| r),
+                |v| decode_regions((v, Vec::new())).0,
+            ),
+            _ => walk(),
+        };
+        all_regions.extend(regions::implementation_regions(
+            project, cat, wanted, &lambdas,
+        ));
+        all_regions.extend(regions::bean_registrations(project, cat, wanted));
+        all_regions.extend(regions::function_bean_regions(project, cat, wanted));
+    });
+    // The methods that may hold a region made by a call or a loop, a file at a time.
+    let candidates: Vec<MethodId> = crate::phase("region candidates", || {
+        use rayon::prelude::*;
+        let in_file = |file: u32| -> Vec<u32> {
+            let n = project.files[file as usize].facts.methods.len() as u32;
+            (0..n)
+                .filter(|mi| regions::may_hold_region(project.method((file, *mi)), cat))
+                .collect()
+        };
+        let found: Vec<Vec<u32>> = (0..project.files.len() as u32)
+            .into_par_iter()
+            .map(|file| match round {
+                Some(r) => r.scan(
+                    Scan::Candidates,
+                    (file, u32::MAX),
+                    || in_file(file),
+                    |_| Vec::new(),
+                    |v| Some(v.clone()),
+                    |v| v,
+                ),
+                None => in_file(file),
+            })
             .collect();
-    all_regions.extend(regions::implementation_regions(project, cat, wanted));
-    all_regions.extend(regions::bean_registrations(project, cat, wanted));
-    all_regions.extend(regions::function_bean_regions(project, cat, wanted));
-    let candidates: Vec<MethodId> = project
-        .all_methods()
-        .filter(|m| wanted(m) && regions::may_hold_region(project.method(*m), cat))
-        .collect();
+        found
+            .into_iter()
+            .enumerate()
+            .flat_map(|(file, v)| v.into_iter().map(move |mi| (file as u32, mi)))
+            .filter(|m| wanted(m))
+            .collect()
+    });
     let found: Vec<(Vec<Region>, Vec<regions::InstanceSend>)> = crate::phase("regions", || {
         project.map_in_batches(&candidates, |p, id| {
-            let mut v = regions::call_regions(p, cat, id);
-            v.extend(regions::call_registrations(p, cat, id));
-            (v, regions::instance_sends(p, cat, id))
+            let run = || {
+                let mut v = regions::call_regions(p, cat, id);
+                v.extend(regions::call_registrations(p, cat, id));
+                (v, regions::instance_sends(p, cat, id))
+            };
+            match round {
+                Some(r) => r.scan(
+                    Scan::CallRegions,
+                    id,
+                    run,
+                    |v| region_files(&v.0),
+                    encode_regions,
+                    decode_regions,
+                ),
+                None => run(),
+            }
         })
     });
     let mut sends = Vec::new();
@@ -245,6 +361,71 @@ fn regions_of(
         r.parts = regions::merge_parts(std::mem::take(&mut r.parts));
     }
     (all_regions, candidates.len(), sends)
+}
+
+/// A region as the scan cache stores it: every field but `dead` (a dead region is not kept).
+type StoredRegion = (
+    String,
+    String,
+    crate::semantic::Loc,
+    bool,
+    Vec<Part>,
+    String,
+    bool,
+    Vec<(MethodId, MethodId)>,
+);
+
+/// The regions and instance sends of one method's calls, as the scan cache stores them; `None`
+/// when one of the regions is dead.
+fn encode_regions(
+    found: &(Vec<Region>, Vec<regions::InstanceSend>),
+) -> Option<(Vec<StoredRegion>, Vec<regions::InstanceSend>)> {
+    let regions = found
+        .0
+        .iter()
+        .map(|r| {
+            r.dead.is_none().then(|| {
+                (
+                    r.label.clone(),
+                    r.owner.clone(),
+                    r.loc.clone(),
+                    r.scheduler,
+                    r.parts.clone(),
+                    r.row.clone(),
+                    r.report_dead,
+                    r.entered.clone(),
+                )
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((regions, found.1.clone()))
+}
+
+fn decode_regions(
+    (regions, sends): (Vec<StoredRegion>, Vec<regions::InstanceSend>),
+) -> (Vec<Region>, Vec<regions::InstanceSend>) {
+    let regions = regions
+        .into_iter()
+        .map(
+            |(label, owner, loc, scheduler, parts, row, report_dead, entered)| Region {
+                label,
+                owner,
+                loc,
+                scheduler,
+                parts,
+                row,
+                dead: None,
+                report_dead,
+                entered,
+            },
+        )
+        .collect();
+    (regions, sends)
+}
+
+/// The files the regions are located in (their spans are there).
+fn region_files(regions: &[Region]) -> Vec<u32> {
+    regions.iter().map(|r| r.loc.file).collect()
 }
 
 /// The methods a region's code is written in.

@@ -19,6 +19,11 @@
 //! A method whose analysis read a summary still to come, and the members of recursive cycles,
 //! are not cached: they are analysed on every run.
 //!
+//! The walks of bodies before the summaries (the call graph's edges, the regions made by
+//! calls, and the per-file scans of [`Scan`]) are kept in the same file the same way, by scan
+//! and method (or file), with the content hash of every file whose bodies they read and of
+//! every file their result is located in.
+//!
 //! The cache file is sealed with this machine's key like the facts cache, read with a size cap
 //! without following links, and written whole to a fresh file that is renamed into place; it
 //! holds exactly the entries of the last run with its key (stale ones are dropped). At most
@@ -37,8 +42,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Bump when `Summary`, `MethodFlow` or what an entry records changes meaning.
-const SUMMARY_FORMAT: u32 = 1;
+/// Bump when `Summary`, `MethodFlow`, a scan's value or what an entry records changes meaning.
+const SUMMARY_FORMAT: u32 = 2;
 
 /// A cache file larger than this is neither read nor written.
 const MAX_FILE_BYTES: u64 = 1 << 30;
@@ -67,6 +72,46 @@ pub struct Round<'a> {
     new: Mutex<HashMap<MethodId, Stored>>,
     reused: AtomicUsize,
     kept: AtomicUsize,
+    /// The results of the per-method scans before the summaries (see [`Scan`]), by scan and
+    /// method: those of the last run, and those of this one.
+    scans_old: Mutex<HashMap<(u8, MethodId), Stored>>,
+    scans_new: Mutex<HashMap<(u8, MethodId), Stored>>,
+    scans_reused: AtomicUsize,
+    scans_run: AtomicUsize,
+    /// The file of a method body by the body's address (the methods of each file are one
+    /// vector, which the round outlives no change of).
+    bodies: Vec<(usize, usize, u32)>,
+}
+
+/// The scans of one method that the analysis runs before the summaries, each cached like a
+/// summary: with the content hash of its own file and of every file whose method bodies it
+/// read. They read the declarations of the project (the run's key) and bodies, nothing else.
+#[derive(Clone, Copy)]
+pub enum Scan {
+    /// The call graph's edges out of a method.
+    Callees = 0,
+    /// The regions and registrations a method's calls make, and its calls that send through
+    /// a client instance.
+    CallRegions = 1,
+    /// The calls of one file's methods that the search for stored functions starts from
+    /// (keyed by the file, as method `u32::MAX`).
+    FunctionCalls = 2,
+    /// The methods of one file that may hold a region made by a call or a loop (keyed by the
+    /// file, as method `u32::MAX`).
+    Candidates = 3,
+    /// The calls and method references of one file's methods by name, which the liveness of
+    /// annotation regions reads (keyed by the file, as method `u32::MAX`).
+    NamedCalls = 4,
+    /// The regions of lambdas typed as a framework type in one file, for one implementation
+    /// row (keyed as method `(file, row)`). Cached only when every method is looked at.
+    LambdaRegions = 5,
+}
+
+/// What a cache file holds: the summaries and flows, and the scans.
+#[derive(Serialize, Deserialize, Default)]
+struct Entries {
+    summaries: HashMap<MethodId, Stored>,
+    scans: HashMap<(u8, MethodId), Stored>,
 }
 
 /// An entry as stored: what the analysis read, and what it gave, encoded apart so that an
@@ -161,11 +206,22 @@ impl SummaryCache {
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        let old: HashMap<MethodId, Stored> =
-            safe_fs::read_regular(&self.dir.join(&name), MAX_FILE_BYTES)
-                .ok()
-                .and_then(|b| crate::depth_limit::from_postcard(self.key.open(&name, &b)?))
-                .unwrap_or_default();
+        let old: Entries = safe_fs::read_regular(&self.dir.join(&name), MAX_FILE_BYTES)
+            .ok()
+            .and_then(|b| crate::depth_limit::from_postcard(self.key.open(&name, &b)?))
+            .unwrap_or_default();
+        let mut bodies: Vec<(usize, usize, u32)> = project
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let start = f.facts.methods.as_ptr() as usize;
+                let len = std::mem::size_of_val(f.facts.methods.as_slice());
+                (start, start + len, i as u32)
+            })
+            .filter(|(s, e, _)| s < e)
+            .collect();
+        bodies.sort_unstable();
         Round {
             cache: self,
             name,
@@ -174,10 +230,15 @@ impl SummaryCache {
                 .iter()
                 .map(|f| digests.get(&f.path).copied())
                 .collect(),
-            old: Mutex::new(old),
+            old: Mutex::new(old.summaries),
             new: Mutex::new(HashMap::new()),
             reused: AtomicUsize::new(0),
             kept: AtomicUsize::new(0),
+            scans_old: Mutex::new(old.scans),
+            scans_new: Mutex::new(HashMap::new()),
+            scans_reused: AtomicUsize::new(0),
+            scans_run: AtomicUsize::new(0),
+            bodies,
         }
     }
 }
@@ -189,6 +250,72 @@ impl Round<'_> {
             self.reused.load(Ordering::Relaxed),
             self.kept.load(Ordering::Relaxed),
         )
+    }
+
+    /// How many scans were taken from the cache, and how many ran.
+    pub fn scan_counts(&self) -> (usize, usize) {
+        (
+            self.scans_reused.load(Ordering::Relaxed),
+            self.scans_run.load(Ordering::Relaxed),
+        )
+    }
+
+    /// The file whose methods hold the body at `addr`.
+    fn file_of(&self, addr: usize) -> Option<u32> {
+        let i = self.bodies.partition_point(|(s, _, _)| *s <= addr);
+        let (s, e, f) = *self.bodies.get(i.checked_sub(1)?)?;
+        (s <= addr && addr < e).then_some(f)
+    }
+
+    /// Scan `scan` of method `id`: as the last run gave it when every file it read is the
+    /// same, else run by `f` and kept with the files it read and the files `located` names
+    /// (those whose spans the value holds: an edit above a declaration moves it). `encode` and
+    /// `decode` give the stored form (`encode` gives `None` for a value that is not kept).
+    pub fn scan<T, S: Serialize + serde::de::DeserializeOwned>(
+        &self,
+        scan: Scan,
+        id: MethodId,
+        f: impl FnOnce() -> T,
+        located: impl FnOnce(&T) -> Vec<u32>,
+        encode: impl FnOnce(&T) -> Option<S>,
+        decode: impl FnOnce(S) -> T,
+    ) -> T {
+        let k = (scan as u8, id);
+        let stored = self.scans_old.lock().ok().and_then(|mut o| o.remove(&k));
+        if let Some(stored) = stored
+            && let Some(deps) =
+                crate::depth_limit::from_postcard::<Vec<(u32, [u8; 32])>>(&stored.deps)
+            && deps.iter().all(|(f, d)| self.digest(*f) == Some(*d))
+            && let Some(value) = crate::depth_limit::from_postcard::<S>(&stored.value)
+        {
+            if let Ok(mut new) = self.scans_new.lock() {
+                new.insert(k, stored);
+            }
+            self.scans_reused.fetch_add(1, Ordering::Relaxed);
+            return decode(value);
+        }
+        self.scans_run.fetch_add(1, Ordering::Relaxed);
+        let (out, addrs) = crate::java::ir::reading_bodies(f);
+        // A body read that is in no file's methods (a copy), or a file without a content
+        // hash, cannot be checked later: such a scan is not kept.
+        let files: Option<Vec<u32>> = addrs
+            .iter()
+            .map(|a| self.file_of(*a))
+            .chain((id.0 != u32::MAX).then_some(Some(id.0)))
+            .chain(located(&out).into_iter().map(Some))
+            .collect();
+        let Some(mut files) = files else { return out };
+        files.sort_unstable();
+        files.dedup();
+        let deps: Option<Vec<(u32, [u8; 32])>> =
+            files.iter().map(|f| Some((*f, self.digest(*f)?))).collect();
+        if let (Some(deps), Some(value)) = (deps, encode(&out))
+            && let (Ok(deps), Ok(value)) = (postcard::to_stdvec(&deps), postcard::to_stdvec(&value))
+            && let Ok(mut new) = self.scans_new.lock()
+        {
+            new.insert(k, Stored { deps, value });
+        }
+        out
     }
 
     fn digest(&self, file: u32) -> Option<[u8; 32]> {
@@ -208,10 +335,26 @@ impl Round<'_> {
     pub fn save(self) {
         let old = self.old.into_inner().unwrap_or_else(|e| e.into_inner());
         let new = self.new.into_inner().unwrap_or_else(|e| e.into_inner());
-        if old.is_empty() && self.kept.load(Ordering::Relaxed) == 0 {
+        let scans_old = self
+            .scans_old
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        let scans = self
+            .scans_new
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        if old.is_empty()
+            && self.kept.load(Ordering::Relaxed) == 0
+            && scans_old.is_empty()
+            && self.scans_run.load(Ordering::Relaxed) == 0
+        {
             return;
         }
-        let Ok(data) = postcard::to_stdvec(&new) else {
+        let entries = Entries {
+            summaries: new,
+            scans,
+        };
+        let Ok(data) = postcard::to_stdvec(&entries) else {
             return;
         };
         if data.len() as u64 > MAX_FILE_BYTES {

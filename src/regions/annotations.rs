@@ -1,6 +1,6 @@
 //! Regions made by annotations on methods and classes.
 
-use super::liveness::{Enablers, dead_reason};
+use super::liveness::{Enablers, NamedCallsOf, dead_reason};
 use super::{Part, Region};
 use crate::catalogue::Catalogue;
 use crate::java::ir::Annotation;
@@ -14,9 +14,10 @@ pub fn annotation_regions(
     cat: &Catalogue,
     wanted: &dyn Fn(&MethodId) -> bool,
     callers_known: &dyn Fn(&MethodId) -> bool,
+    named_calls: NamedCallsOf,
 ) -> Vec<Region> {
     let mut out = Vec::new();
-    let enablers = Enablers::of(project, cat);
+    let enablers = Enablers::of(project, cat, named_calls);
     for id in project.all_methods().filter(|m| wanted(m)) {
         let m = project.method(id);
         if m.is_ctor || !m.has_body() || m.name.starts_with('<') {

@@ -24,13 +24,20 @@ fn implemented_types(
 /// Regions of framework types implemented in the project: methods of implementing classes,
 /// and lambdas whose declared type is the framework type.
 /// Only classes with a method for which `wanted` holds, and only such methods, are looked at.
+/// Gives the lambda regions of one row (by its index) in one file, from the function it is
+/// passed or from a cache.
+pub type LambdasOf<'a> = &'a dyn Fn(u32, usize, &dyn Fn() -> Vec<Region>) -> Vec<Region>;
+
+/// `lambdas` gives the lambda regions of one row (by its index) in one file, from the function
+/// it is passed (which walks the file's `wanted` bodies) or from a cache.
 pub fn implementation_regions(
     project: &Project,
     cat: &Catalogue,
     wanted: &dyn Fn(&MethodId) -> bool,
+    lambdas: LambdasOf,
 ) -> Vec<Region> {
     let mut out = Vec::new();
-    for row in &cat.regions.implementation {
+    for (ri, row) in cat.regions.implementation.iter().enumerate() {
         let is_row_type = |t: &TypeRef| row.supertypes.iter().any(|x| project.type_is(t, x));
         for fi in 0..project.files.len() {
             let facts = &project.files[fi].facts;
@@ -100,7 +107,27 @@ pub fn implementation_regions(
             continue;
         }
         // Lambdas typed as the framework type: returned, held in a local, or in a field.
-        for id in project.all_methods().filter(|m| wanted(m)) {
+        for fi in 0..project.files.len() as u32 {
+            out.extend(lambdas(fi, ri, &|| {
+                lambda_regions(project, row, &is_row_type, wanted, fi)
+            }));
+        }
+    }
+    out
+}
+
+/// The regions of lambdas typed as `row`'s framework type in the `wanted` methods of file `fi`.
+fn lambda_regions(
+    project: &Project,
+    row: &ImplementationRegion,
+    is_row_type: &dyn Fn(&TypeRef) -> bool,
+    wanted: &dyn Fn(&MethodId) -> bool,
+    fi: u32,
+) -> Vec<Region> {
+    let mut out = Vec::new();
+    {
+        let n = project.files[fi as usize].facts.methods.len() as u32;
+        for id in (0..n).map(|mi| (fi, mi)).filter(|m| wanted(m)) {
             let m = project.method(id);
             let class = project.class_of(id);
             let resolve = |ty: &str| project.resolve_type(id.0, Some(class.1 as usize), ty);

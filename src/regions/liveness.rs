@@ -185,10 +185,34 @@ fn catches_all(ty: &str) -> bool {
     CATCH_ALL.contains(&simple(t)) && (!t.contains('.') || t.starts_with("java.lang."))
 }
 
+/// The calls and method references written in one file's methods, in the order of its
+/// classes and their methods: (name, the class's index in the file, on `this`, arity).
+pub type FileNamedCalls = Vec<(String, u32, bool, Option<usize>)>;
+
+/// Gives the [`FileNamedCalls`] of a file, from the function it is passed (which walks the
+/// file's bodies) or from a cache.
+pub type NamedCallsOf<'a> = &'a (dyn Fn(u32, &dyn Fn() -> FileNamedCalls) -> FileNamedCalls + Sync);
+
+/// The [`FileNamedCalls`] of file `fi`.
+fn file_named_calls(project: &Project, fi: u32) -> FileNamedCalls {
+    let mut out = Vec::new();
+    for ci in 0..project.files[fi as usize].facts.classes.len() as u32 {
+        for caller in project.methods_of((fi, ci)) {
+            if let Some(body) = project.method(*caller).peek_body() {
+                for (n, on_this, arity) in calls_in(&body) {
+                    out.push((n.to_string(), ci, on_this, arity));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The files holding a class annotated with each enabling annotation of the catalogue,
 /// computed once per run.
-pub struct Enablers {
+pub struct Enablers<'a> {
     files: HashMap<String, Vec<u32>>,
+    per_file: NamedCallsOf<'a>,
     /// Every call and method reference of the project by method name, with its caller's class,
     /// built on first use: read per retried method, a walk of every body each time would be
     /// quadratic in the number of retried methods.
@@ -200,8 +224,8 @@ pub struct Enablers {
 /// reference).
 type NamedCall = (ClassRef, bool, Option<usize>);
 
-impl Enablers {
-    pub fn of(project: &Project, cat: &Catalogue) -> Enablers {
+impl<'a> Enablers<'a> {
+    pub fn of(project: &Project, cat: &Catalogue, per_file: NamedCallsOf<'a>) -> Enablers<'a> {
         let mut files: HashMap<String, Vec<u32>> = HashMap::new();
         for e in cat.regions.annotation.iter().flat_map(|r| &r.enabled_by) {
             files.entry(e.clone()).or_default();
@@ -209,6 +233,7 @@ impl Enablers {
         if files.is_empty() {
             return Enablers {
                 files,
+                per_file,
                 calls: Default::default(),
             };
         }
@@ -231,6 +256,7 @@ impl Enablers {
         }
         Enablers {
             files,
+            per_file,
             calls: Default::default(),
         }
     }
@@ -238,20 +264,18 @@ impl Enablers {
     /// The calls and method references named `name` anywhere in the project.
     fn calls_named(&self, project: &Project, name: &str) -> &[NamedCall] {
         let index = self.calls.get_or_init(|| {
+            use rayon::prelude::*;
+            let found: Vec<FileNamedCalls> = (0..project.files.len() as u32)
+                .into_par_iter()
+                .map(|fi| (self.per_file)(fi, &|| file_named_calls(project, fi)))
+                .collect();
             let mut index: HashMap<String, Vec<NamedCall>> = HashMap::new();
-            for (fi, f) in project.files.iter().enumerate() {
-                for ci in 0..f.facts.classes.len() {
-                    let c: ClassRef = (fi as u32, ci as u32);
-                    for caller in project.methods_of(c) {
-                        if let Some(body) = project.method(*caller).peek_body() {
-                            for (n, on_this, arity) in calls_in(&body) {
-                                index
-                                    .entry(n.to_string())
-                                    .or_default()
-                                    .push((c, on_this, arity));
-                            }
-                        }
-                    }
+            for (fi, calls) in found.into_iter().enumerate() {
+                for (n, ci, on_this, arity) in calls {
+                    index
+                        .entry(n)
+                        .or_default()
+                        .push(((fi as u32, ci), on_this, arity));
                 }
             }
             index

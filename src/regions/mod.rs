@@ -21,13 +21,14 @@ pub use annotations::annotation_regions;
 pub use calls::call_regions;
 pub use function_beans::function_bean_regions;
 pub use implementations::implementation_regions;
+pub use liveness::FileNamedCalls;
 pub use reaches::Reaches;
 pub use registration::{
     InstanceSend, Sends, bean_registrations, call_registrations, client_sends, instance_sends,
 };
 pub use retry_loops::{is_retry_loop, may_hold_region};
 pub use sent_through::enter_interceptors;
-pub use stored_functions::function_sends;
+pub use stored_functions::{FileCalls, function_sends};
 pub use transactions::{in_transaction, leaves_transaction, own_transaction};
 
 use crate::java::ir::*;
@@ -35,7 +36,7 @@ use crate::semantic::{CallGraph, Loc, MethodId, Project};
 use std::collections::BTreeSet;
 
 /// The code of a region inside one method.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Part {
     /// The whole body of a method.
     Whole(MethodId),

@@ -29,14 +29,33 @@ const MAX_FUNCTIONS: usize = 2048;
 const MAX_ROUNDS: usize = 8;
 
 /// Where a function value is held.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 enum Holder {
     Field(ClassRef, String),
     Param(MethodId, usize),
 }
 
+/// What the methods of one file give the search of [`function_sends`]: the names of the calls
+/// (and `new Type`) that pass a value that may carry a function, with the method that makes
+/// each, and the calls of a functional method on a field, with their scope and the field. It
+/// reads the file's method bodies and the project's declarations.
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct FileCalls {
+    by_call_name: Vec<(String, MethodId)>,
+    sites: Vec<(MethodId, ScopeId, Holder)>,
+}
+
 /// The calls of a functional method on a held value, with the code each one runs.
-pub fn function_sends(project: &Project, cat: &Catalogue) -> Vec<InstanceSend> {
+/// `per_file` gives the [`FileCalls`] of a file, from the function it is passed (which scans
+/// the file) or from a cache.
+pub fn function_sends(
+    project: &Project,
+    cat: &Catalogue,
+    per_file: &(dyn Fn(u32, &dyn Fn() -> FileCalls) -> FileCalls + Sync),
+) -> Vec<InstanceSend> {
+    use rayon::prelude::*;
     let rows = &cat.regions.function_call;
     let names: HashSet<&str> = rows
         .iter()
@@ -44,45 +63,17 @@ pub fn function_sends(project: &Project, cat: &Catalogue) -> Vec<InstanceSend> {
         .map(String::as_str)
         .collect();
     let fx = Functional::new(project, cat);
+    let found: Vec<FileCalls> = (0..project.files.len() as u32)
+        .into_par_iter()
+        .map(|file| per_file(file, &|| file_calls(project, &names, &fx, file)))
+        .collect();
     // The call sites, and the holders they read.
     let mut sites: Vec<(MethodId, ScopeId, Holder)> = Vec::new();
     let mut by_call_name: HashMap<String, Vec<MethodId>> = HashMap::new();
-    for id in project.all_methods() {
-        let m = project.method(id);
-        let Some(body) = m.peek_body() else { continue };
-        let locals = local_names(&body);
-        for n in Node::all(&body) {
-            let Node::Expr(e) = n else { continue };
-            match e {
-                Expr::Call(c) => {
-                    if c.args.iter().any(may_carry) {
-                        by_call_name.entry(c.name.clone()).or_default().push(id);
-                    }
-                    let Some(recv) = &c.recv else { continue };
-                    if !names.contains(c.name.as_str()) && !fx.sam_names.contains(&c.name) {
-                        continue;
-                    }
-                    // A function a parameter holds is the one each caller passes: a region
-                    // calling the method already covers the lambda it creates, and another
-                    // caller's lambda does not run there. Only fields are followed.
-                    let Some(h @ Holder::Field(..)) = holder_of(project, id, m, &locals, recv)
-                    else {
-                        continue;
-                    };
-                    if fx.calls_function(&h, &c.name, c.args.len()) {
-                        sites.push((id, c.scope, h));
-                    }
-                }
-                Expr::New(x) if x.args.iter().any(may_carry) => {
-                    let simple = x.ty.split('<').next().unwrap_or(&x.ty);
-                    let simple = simple.rsplit('.').next().unwrap_or(simple);
-                    by_call_name
-                        .entry(format!("new {simple}"))
-                        .or_default()
-                        .push(id);
-                }
-                _ => {}
-            }
+    for f in found {
+        sites.extend(f.sites);
+        for (name, id) in f.by_call_name {
+            by_call_name.entry(name).or_default().push(id);
         }
     }
     if sites.is_empty() {
@@ -165,6 +156,48 @@ pub fn function_sends(project: &Project, cat: &Catalogue) -> Vec<InstanceSend> {
         }
         if !parts.is_empty() {
             out.push((m, scope, parts.into_iter().take(MAX_FUNCTIONS).collect()));
+        }
+    }
+    out
+}
+
+/// The [`FileCalls`] of the methods of `file`.
+fn file_calls(project: &Project, names: &HashSet<&str>, fx: &Functional, file: u32) -> FileCalls {
+    let mut out = FileCalls::default();
+    let methods = project.files[file as usize].facts.methods.len() as u32;
+    for id in (0..methods).map(|mi| (file, mi)) {
+        let m = project.method(id);
+        let Some(body) = m.peek_body() else { continue };
+        let locals = local_names(&body);
+        for n in Node::all(&body) {
+            let Node::Expr(e) = n else { continue };
+            match e {
+                Expr::Call(c) => {
+                    if c.args.iter().any(may_carry) {
+                        out.by_call_name.push((c.name.clone(), id));
+                    }
+                    let Some(recv) = &c.recv else { continue };
+                    if !names.contains(c.name.as_str()) && !fx.sam_names.contains(&c.name) {
+                        continue;
+                    }
+                    // A function a parameter holds is the one each caller passes: a region
+                    // calling the method already covers the lambda it creates, and another
+                    // caller's lambda does not run there. Only fields are followed.
+                    let Some(h @ Holder::Field(..)) = holder_of(project, id, m, &locals, recv)
+                    else {
+                        continue;
+                    };
+                    if fx.calls_function(&h, &c.name, c.args.len()) {
+                        out.sites.push((id, c.scope, h));
+                    }
+                }
+                Expr::New(x) if x.args.iter().any(may_carry) => {
+                    let simple = x.ty.split('<').next().unwrap_or(&x.ty);
+                    let simple = simple.rsplit('.').next().unwrap_or(simple);
+                    out.by_call_name.push((format!("new {simple}"), id));
+                }
+                _ => {}
+            }
         }
     }
     out

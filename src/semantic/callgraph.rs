@@ -85,6 +85,9 @@ impl<'p> Visitor<'p> for Edges {
     }
 }
 
+/// Gives the edges out of a method, as [`callees`] does (from a cache, or computed).
+pub type CalleesOf<'a> = &'a (dyn Fn(&Project, MethodId) -> Vec<(ScopeId, MethodId)> + Sync);
+
 /// The call graph among the methods reached from some roots.
 #[derive(Debug, Default)]
 pub struct CallGraph {
@@ -99,12 +102,22 @@ impl CallGraph {
         factories: &dyn Factories,
         roots: impl IntoIterator<Item = MethodId>,
     ) -> CallGraph {
+        CallGraph::reached_with(project, roots, &|p, id| callees(p, factories, id))
+    }
+
+    /// [`CallGraph::reached_from`] with the edges out of each method given by `callees_of`
+    /// (which gives what [`callees`] gives: from a cache, or computed).
+    pub fn reached_with(
+        project: &mut Project,
+        roots: impl IntoIterator<Item = MethodId>,
+        callees_of: CalleesOf,
+    ) -> CallGraph {
         let mut seen: BTreeSet<MethodId> = BTreeSet::new();
         let mut frontier: Vec<MethodId> = roots.into_iter().filter(|m| seen.insert(*m)).collect();
         let mut edges = HashMap::new();
         while !frontier.is_empty() {
             let found: Vec<(MethodId, Vec<(ScopeId, MethodId)>)> =
-                project.map_in_batches(&frontier, |p, id| (id, callees(p, factories, id)));
+                project.map_in_batches(&frontier, |p, id| (id, callees_of(p, id)));
             frontier.clear();
             for (id, out) in found {
                 for (_, c) in &out {
