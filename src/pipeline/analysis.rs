@@ -218,10 +218,14 @@ fn regions_of(
     all_regions.extend(regions::implementation_regions(project, cat, wanted));
     all_regions.extend(regions::bean_registrations(project, cat, wanted));
     all_regions.extend(regions::function_bean_regions(project, cat, wanted));
-    let candidates: Vec<MethodId> = project
-        .all_methods()
-        .filter(|m| wanted(m) && regions::may_hold_region(project.method(*m), cat))
-        .collect();
+    // A look at every method's body (decoded for it alone), in parallel, in method order.
+    let candidates: Vec<MethodId> = {
+        use rayon::prelude::*;
+        let all: Vec<MethodId> = project.all_methods().collect();
+        all.into_par_iter()
+            .filter(|m| wanted(m) && regions::may_hold_region(project.method(*m), cat))
+            .collect()
+    };
     let found: Vec<(Vec<Region>, Vec<regions::InstanceSend>)> = crate::phase("regions", || {
         project.map_in_batches(&candidates, |p, id| {
             let mut v = regions::call_regions(p, cat, id);

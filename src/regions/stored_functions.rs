@@ -45,44 +45,65 @@ pub fn function_sends(project: &Project, cat: &Catalogue) -> Vec<InstanceSend> {
         .collect();
     let fx = Functional::new(project, cat);
     // The call sites, and the holders they read.
+    // Each method's call sites and the names it calls with a function value, in parallel (a
+    // body is decoded for this look alone), gathered in the order of the methods.
+    let ids: Vec<MethodId> = project.all_methods().collect();
+    type Found = (Vec<(ScopeId, Holder)>, Vec<String>);
+    let found: Vec<Found> = {
+        use rayon::prelude::*;
+        ids.par_iter()
+            .map(|&id| {
+                let mut sites: Vec<(ScopeId, Holder)> = Vec::new();
+                let mut called: Vec<String> = Vec::new();
+                let m = project.method(id);
+                let Some(body) = m.peek_body() else {
+                    return (sites, called);
+                };
+                // The locals, made when a call may read a held function.
+                let mut locals: Option<HashSet<String>> = None;
+                for n in Node::all(&body) {
+                    let Node::Expr(e) = n else { continue };
+                    match e {
+                        Expr::Call(c) => {
+                            if c.args.iter().any(may_carry) {
+                                called.push(c.name.clone());
+                            }
+                            let Some(recv) = &c.recv else { continue };
+                            if !names.contains(c.name.as_str()) && !fx.sam_names.contains(&c.name) {
+                                continue;
+                            }
+                            // A function a parameter holds is the one each caller passes: a
+                            // region calling the method already covers the lambda it creates,
+                            // and another caller's lambda does not run there. Only fields are
+                            // followed.
+                            let locals = locals.get_or_insert_with(|| local_names(&body));
+                            let Some(h @ Holder::Field(..)) =
+                                holder_of(project, id, m, locals, recv)
+                            else {
+                                continue;
+                            };
+                            if fx.calls_function(&h, &c.name, c.args.len()) {
+                                sites.push((c.scope, h));
+                            }
+                        }
+                        Expr::New(x) if x.args.iter().any(may_carry) => {
+                            let simple = x.ty.split('<').next().unwrap_or(&x.ty);
+                            let simple = simple.rsplit('.').next().unwrap_or(simple);
+                            called.push(format!("new {simple}"));
+                        }
+                        _ => {}
+                    }
+                }
+                (sites, called)
+            })
+            .collect()
+    };
     let mut sites: Vec<(MethodId, ScopeId, Holder)> = Vec::new();
     let mut by_call_name: HashMap<String, Vec<MethodId>> = HashMap::new();
-    for id in project.all_methods() {
-        let m = project.method(id);
-        let Some(body) = m.peek_body() else { continue };
-        let locals = local_names(&body);
-        for n in Node::all(&body) {
-            let Node::Expr(e) = n else { continue };
-            match e {
-                Expr::Call(c) => {
-                    if c.args.iter().any(may_carry) {
-                        by_call_name.entry(c.name.clone()).or_default().push(id);
-                    }
-                    let Some(recv) = &c.recv else { continue };
-                    if !names.contains(c.name.as_str()) && !fx.sam_names.contains(&c.name) {
-                        continue;
-                    }
-                    // A function a parameter holds is the one each caller passes: a region
-                    // calling the method already covers the lambda it creates, and another
-                    // caller's lambda does not run there. Only fields are followed.
-                    let Some(h @ Holder::Field(..)) = holder_of(project, id, m, &locals, recv)
-                    else {
-                        continue;
-                    };
-                    if fx.calls_function(&h, &c.name, c.args.len()) {
-                        sites.push((id, c.scope, h));
-                    }
-                }
-                Expr::New(x) if x.args.iter().any(may_carry) => {
-                    let simple = x.ty.split('<').next().unwrap_or(&x.ty);
-                    let simple = simple.rsplit('.').next().unwrap_or(simple);
-                    by_call_name
-                        .entry(format!("new {simple}"))
-                        .or_default()
-                        .push(id);
-                }
-                _ => {}
-            }
+    for (id, (s, called)) in ids.iter().zip(found) {
+        sites.extend(s.into_iter().map(|(scope, h)| (*id, scope, h)));
+        for name in called {
+            by_call_name.entry(name).or_default().push(*id);
         }
     }
     if sites.is_empty() {
