@@ -132,7 +132,9 @@ fn lambda_regions(
             let class = project.class_of(id);
             let resolve = |ty: &str| project.resolve_type(id.0, Some(class.1 as usize), ty);
             let mut scopes = Vec::new();
-            if let Some(body) = m.peek_body() {
+            // Every lambda of a body has a scope of its own beside the body's (scope 0): a
+            // method with none has no lambda to find, and its body is not decoded for each row.
+            if let Some(body) = m.scopes.len().gt(&1).then(|| m.peek_body()).flatten() {
                 let body = &*body;
                 if !m.ret.is_empty() && is_row_type(&resolve(&m.ret)) {
                     let mut rets = Vec::new();
