@@ -33,7 +33,7 @@ pub use conds::{Cond, Fact, Test};
 pub use cx::{MAX_STEPS, analyze};
 pub use model::{Model, SourceKind};
 pub use place::FieldPath;
-pub use summaries::{Read, Reuse, summarize};
+pub use summaries::{BodyFiles, Read, Reuse, summarize};
 
 use crate::java::ir::*;
 pub use crate::semantic::Loc;

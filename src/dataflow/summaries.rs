@@ -146,10 +146,10 @@ pub struct Read {
 }
 
 /// The file of a method body by the body's address: the methods of each file are one vector.
-struct BodyFiles(Vec<(usize, usize, u32)>);
+pub struct BodyFiles(Vec<(usize, usize, u32)>);
 
 impl BodyFiles {
-    fn new(project: &Project) -> BodyFiles {
+    pub fn new(project: &Project) -> BodyFiles {
         let mut v: Vec<(usize, usize, u32)> = project
             .files
             .iter()
@@ -165,7 +165,7 @@ impl BodyFiles {
         BodyFiles(v)
     }
 
-    fn file_of(&self, addr: usize) -> Option<u32> {
+    pub fn file_of(&self, addr: usize) -> Option<u32> {
         let i = self.0.partition_point(|(s, _, _)| *s <= addr);
         let (s, e, f) = *self.0.get(i.checked_sub(1)?)?;
         (s <= addr && addr < e).then_some(f)

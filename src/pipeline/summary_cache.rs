@@ -31,7 +31,7 @@
 //! the same repository share one).
 
 use crate::cache_auth::Key;
-use crate::dataflow::{MethodFlow, Read, Reuse, Summaries, Summary};
+use crate::dataflow::{BodyFiles, MethodFlow, Read, Reuse, Summaries, Summary};
 use crate::safe_fs;
 use crate::semantic::{MethodId, Project};
 use rayon::prelude::*;
@@ -80,7 +80,7 @@ pub struct Round<'a> {
     scans_run: AtomicUsize,
     /// The file of a method body by the body's address (the methods of each file are one
     /// vector, which the round outlives no change of).
-    bodies: Vec<(usize, usize, u32)>,
+    bodies: BodyFiles,
 }
 
 /// The scans of one method that the analysis runs before the summaries, each cached like a
@@ -210,18 +210,7 @@ impl SummaryCache {
             .ok()
             .and_then(|b| crate::depth_limit::from_postcard(self.key.open(&name, &b)?))
             .unwrap_or_default();
-        let mut bodies: Vec<(usize, usize, u32)> = project
-            .files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let start = f.facts.methods.as_ptr() as usize;
-                let len = std::mem::size_of_val(f.facts.methods.as_slice());
-                (start, start + len, i as u32)
-            })
-            .filter(|(s, e, _)| s < e)
-            .collect();
-        bodies.sort_unstable();
+        let bodies = BodyFiles::new(project);
         Round {
             cache: self,
             name,
@@ -262,9 +251,7 @@ impl Round<'_> {
 
     /// The file whose methods hold the body at `addr`.
     fn file_of(&self, addr: usize) -> Option<u32> {
-        let i = self.bodies.partition_point(|(s, _, _)| *s <= addr);
-        let (s, e, f) = *self.bodies.get(i.checked_sub(1)?)?;
-        (s <= addr && addr < e).then_some(f)
+        self.bodies.file_of(addr)
     }
 
     /// Scan `scan` of method `id`: as the last run gave it when every file it read is the
