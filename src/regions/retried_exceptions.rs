@@ -128,8 +128,8 @@ fn in_application(
     })
 }
 
-/// The class names of a list setting (`a, b`), with a `${VAR:default}` placeholder read as its
-/// default; `None` for a placeholder without one.
+/// The class names of a list setting (`a, b`), qualified with `.` throughout, with a
+/// `${VAR:default}` placeholder read as its default; `None` for a placeholder without one.
 fn class_list(value: &str) -> Option<Vec<String>> {
     let value = value.trim();
     let value = match value.strip_prefix("${").and_then(|v| v.strip_suffix('}')) {
@@ -139,7 +139,8 @@ fn class_list(value: &str) -> Option<Vec<String>> {
     Some(
         value
             .split(',')
-            .map(|c| c.trim().trim_end_matches(".class").to_string())
+            // A nested class may be written by its binary name (`Outer$Inner`).
+            .map(|c| c.trim().trim_end_matches(".class").replace('$', "."))
             .filter(|c| !c.is_empty())
             .collect(),
     )
@@ -253,5 +254,9 @@ mod tests {
             ])
         );
         assert_eq!(class_list("${RETRY_EXCEPTIONS}"), None);
+        assert_eq!(
+            class_list("org.a.Outer$Busy"),
+            Some(vec!["org.a.Outer.Busy".to_string()])
+        );
     }
 }
