@@ -67,14 +67,7 @@ pub(crate) fn find(
     // that makes the call enters them as it enters a client's interceptors.
     sends.by_call.extend(crate::phase("functions", || {
         regions::function_sends(project, cat, &|file, scan| match &round {
-            Some(r) => r.scan(
-                Scan::FunctionCalls,
-                (file, u32::MAX),
-                scan,
-                |_| Vec::new(),
-                |v| Some(v.clone()),
-                |v| v,
-            ),
+            Some(r) => r.scan_plain(Scan::FunctionCalls, (file, u32::MAX), scan),
             None => scan(),
         })
     }));
@@ -98,14 +91,7 @@ pub(crate) fn find(
             .collect();
         match &round {
             Some(r) => CallGraph::reached_with(project, roots, &|p, id| {
-                r.scan(
-                    Scan::Callees,
-                    id,
-                    || callees(p, cat, id),
-                    |_| Vec::new(),
-                    |v| Some(v.clone()),
-                    |v| v,
-                )
+                r.scan_plain(Scan::Callees, id, || callees(p, cat, id))
             }),
             None => CallGraph::reached_from(project, cat, roots),
         }
@@ -253,14 +239,7 @@ fn regions_of(
     // The project's calls by name, which the annotation regions' liveness reads, a file at a
     // time from the cache.
     let named_calls = |file: u32, walk: &dyn Fn() -> regions::FileNamedCalls| match round {
-        Some(r) => r.scan(
-            Scan::NamedCalls,
-            (file, u32::MAX),
-            walk,
-            |_| Vec::new(),
-            |v| Some(v.clone()),
-            |v| v,
-        ),
+        Some(r) => r.scan_plain(Scan::NamedCalls, (file, u32::MAX), walk),
         None => walk(),
     };
     let mut all_regions: Vec<Region> = crate::phase("annotation regions", || {
@@ -307,14 +286,7 @@ fn regions_of(
         let found: Vec<Vec<u32>> = (0..project.files.len() as u32)
             .into_par_iter()
             .map(|file| match round {
-                Some(r) => r.scan(
-                    Scan::Candidates,
-                    (file, u32::MAX),
-                    || in_file(file),
-                    |_| Vec::new(),
-                    |v| Some(v.clone()),
-                    |v| v,
-                ),
+                Some(r) => r.scan_plain(Scan::Candidates, (file, u32::MAX), || in_file(file)),
                 None => in_file(file),
             })
             .collect();

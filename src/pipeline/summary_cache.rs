@@ -254,6 +254,16 @@ impl Round<'_> {
         self.bodies.file_of(addr)
     }
 
+    /// [`Round::scan`] of a value that holds no span and is stored as it is.
+    pub fn scan_plain<T: Clone + Serialize + serde::de::DeserializeOwned>(
+        &self,
+        scan: Scan,
+        id: MethodId,
+        f: impl FnOnce() -> T,
+    ) -> T {
+        self.scan(scan, id, f, |_| Vec::new(), |v| Some(v.clone()), |v| v)
+    }
+
     /// Scan `scan` of method `id`: as the last run gave it when every file it read is the
     /// same, else run by `f` and kept with the files it read and the files `located` names
     /// (those whose spans the value holds: an edit above a declaration moves it). `encode` and

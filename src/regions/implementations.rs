@@ -125,56 +125,54 @@ fn lambda_regions(
     fi: u32,
 ) -> Vec<Region> {
     let mut out = Vec::new();
-    {
-        let n = project.files[fi as usize].facts.methods.len() as u32;
-        for id in (0..n).map(|mi| (fi, mi)).filter(|m| wanted(m)) {
-            let m = project.method(id);
-            let class = project.class_of(id);
-            let resolve = |ty: &str| project.resolve_type(id.0, Some(class.1 as usize), ty);
-            let mut scopes = Vec::new();
-            // Every lambda of a body has a scope of its own beside the body's (scope 0): a
-            // method with none has no lambda to find, and its body is not decoded for each row.
-            if let Some(body) = m.scopes.len().gt(&1).then(|| m.peek_body()).flatten() {
-                let body = &*body;
-                if !m.ret.is_empty() && is_row_type(&resolve(&m.ret)) {
-                    let mut rets = Vec::new();
-                    collect_returns(body, &mut rets);
-                    scopes.extend(rets.iter().filter_map(|e| lambda_scope(e)));
-                }
-                let mut defs = HashMap::new();
-                collect_defs(body, &mut defs);
-                let mut locals: Vec<_> = defs.values().collect();
-                locals.sort_by_key(|(_, e)| e.span());
-                for (ty, init) in locals {
-                    if !ty.is_empty() && is_row_type(&resolve(ty)) {
-                        scopes.extend(lambda_scope(init));
-                    }
+    let n = project.files[fi as usize].facts.methods.len() as u32;
+    for id in (0..n).map(|mi| (fi, mi)).filter(|m| wanted(m)) {
+        let m = project.method(id);
+        let class = project.class_of(id);
+        let resolve = |ty: &str| project.resolve_type(id.0, Some(class.1 as usize), ty);
+        let mut scopes = Vec::new();
+        // Every lambda of a body has a scope of its own beside the body's (scope 0): a
+        // method with none has no lambda to find, and its body is not decoded for each row.
+        if let Some(body) = (m.scopes.len() > 1).then(|| m.peek_body()).flatten() {
+            let body = &*body;
+            if !m.ret.is_empty() && is_row_type(&resolve(&m.ret)) {
+                let mut rets = Vec::new();
+                collect_returns(body, &mut rets);
+                scopes.extend(rets.iter().filter_map(|e| lambda_scope(e)));
+            }
+            let mut defs = HashMap::new();
+            collect_defs(body, &mut defs);
+            let mut locals: Vec<_> = defs.values().collect();
+            locals.sort_by_key(|(_, e)| e.span());
+            for (ty, init) in locals {
+                if !ty.is_empty() && is_row_type(&resolve(ty)) {
+                    scopes.extend(lambda_scope(init));
                 }
             }
-            if m.name == "<init>" {
-                for f in &project.class(class).fields {
-                    if let Some(init) = &f.init
-                        && is_row_type(&resolve(&f.ty))
-                    {
-                        scopes.extend(lambda_scope(init));
-                    }
+        }
+        if m.name == "<init>" {
+            for f in &project.class(class).fields {
+                if let Some(init) = &f.init
+                    && is_row_type(&resolve(&f.ty))
+                {
+                    scopes.extend(lambda_scope(init));
                 }
             }
-            if !scopes.is_empty() {
-                out.push(Region {
-                    scheduler: row.scheduler,
-                    ..Region::new(
-                        &row.label,
-                        m.name.clone(),
-                        Loc {
-                            file: id.0,
-                            span: m.name_span,
-                        },
-                        vec![Part::Scopes(id, scopes)],
-                        &row.id,
-                    )
-                });
-            }
+        }
+        if !scopes.is_empty() {
+            out.push(Region {
+                scheduler: row.scheduler,
+                ..Region::new(
+                    &row.label,
+                    m.name.clone(),
+                    Loc {
+                        file: id.0,
+                        span: m.name_span,
+                    },
+                    vec![Part::Scopes(id, scopes)],
+                    &row.id,
+                )
+            });
         }
     }
     out

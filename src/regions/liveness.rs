@@ -765,15 +765,21 @@ fn aspect_reason(
         None if r.on_failure && !r.proxied => Some(i64::MIN),
         None => None,
     };
-    // The exceptions the retry retries, when the application's settings list them.
-    let retried = m.annotations.iter().find_map(|a| {
-        let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
-        if !r.annotations.iter().any(|n| project.type_is(&t, n)) {
-            return None;
-        }
-        retried_exceptions(project, r, id, a)
-    });
-    let filter = r.exception_settings.as_ref().zip(retried.as_deref());
+    // The exceptions the retry retries, when the application's settings list them: read only
+    // for a fallback that throws.
+    let retried: std::cell::OnceCell<Option<Vec<RetriedExceptions>>> = std::cell::OnceCell::new();
+    let retried = || {
+        retried.get_or_init(|| {
+            m.annotations.iter().find_map(|a| {
+                let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
+                if !r.annotations.iter().any(|n| project.type_is(&t, n)) {
+                    return None;
+                }
+                retried_exceptions(project, r, id, a)
+            })
+        })
+    };
+    let filter = || r.exception_settings.as_ref().zip(retried().as_deref());
     for a in &m.annotations {
         let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
         let Some(row) = cat
@@ -798,17 +804,16 @@ fn aspect_reason(
             // The aspect runs outside the retry: the retry sees every failure first.
             continue;
         }
-        if let Some(f) = fallback_taking_all(project, class, m, a, filter) {
+        if let Some(f) = fallback_taking_all(project, class, m, a, &filter) {
             return Some(Dead::Fallback {
                 aspect: simple(&a.name).to_string(),
                 fallback: f.name,
                 caught: f.caught,
                 method: f.method,
                 delegates: f.delegates,
-                retried: retried
-                    .as_ref()
-                    .filter(|_| !f.thrown.is_empty())
-                    .and_then(|apps| apps.first().cloned()),
+                retried: (!f.thrown.is_empty())
+                    .then(|| retried().as_ref().and_then(|apps| apps.first().cloned()))
+                    .flatten(),
                 thrown: f.thrown,
                 ignored: f.ignored,
             });
@@ -853,14 +858,15 @@ struct TakingAll {
 /// every failure `m` can raise — its last parameter is `Exception` or `Throwable`, or the only
 /// exception `m` declares — and turns it into a return: a fallback with a `throw` in its body or
 /// in a method on `this` it calls (`throw new RuntimeException("…", t)`) hands failures on to the
-/// retry, unless `filter` — the exceptions the retry retries by the application's settings —
-/// shows that every exception thrown is one the retry does not retry.
-fn fallback_taking_all(
+/// retry, unless `filter` — the exceptions the retry retries by the application's settings, asked
+/// only of a fallback that throws — shows that every exception thrown is one the retry does not
+/// retry.
+fn fallback_taking_all<'a>(
     project: &Project,
     class: ClassRef,
     m: &Method,
     a: &Annotation,
-    filter: Option<(&ExceptionSettings, &[RetriedExceptions])>,
+    filter: &dyn Fn() -> Option<(&'a ExceptionSettings, &'a [RetriedExceptions])>,
 ) -> Option<TakingAll> {
     let name = a.args.iter().find_map(|(k, v)| match (k.as_deref(), v) {
         (Some("fallbackMethod"), Expr::Str(s, _)) => Some(s.clone()),
@@ -883,6 +889,7 @@ fn fallback_taking_all(
         }
         let mut read = Vec::new();
         let thrown = thrown_types(project, *f, &mut vec![*f], &mut read)?;
+        let filter = if thrown.is_empty() { None } else { filter() };
         let verdicts: Vec<Verdict> = thrown
             .iter()
             .map(|(at, t)| match filter {
