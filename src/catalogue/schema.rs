@@ -379,6 +379,17 @@ pub struct PipelineRegion {
     pub chain_methods: Vec<String>,
     #[serde(default)]
     pub eager: Vec<OperatorArgs>,
+    /// Operators handed an object whose methods run in the region (a chunk step's writer
+    /// bean: `.writer(writer)` runs its `write`).
+    #[serde(default)]
+    pub objects: Vec<OperatorObject>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperatorObject {
+    pub method: String,
+    pub calls: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -10,7 +10,7 @@ use super::{Part, Region};
 use crate::catalogue::Catalogue;
 use crate::java::ir::*;
 use crate::semantic::walk::{Body, Visitor, walk};
-use crate::semantic::{Defs, Loc, MethodId, Project, method_ref_targets};
+use crate::semantic::{ClassRef, Defs, Loc, MethodId, Project, method_ref_targets};
 
 /// The callback, pipeline and retry-loop regions made by the calls and loops of method `id`.
 pub fn call_regions(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<Region> {
@@ -220,4 +220,32 @@ pub(super) fn callback_parts(
         },
         _ => Vec::new(),
     }
+}
+
+/// The methods named `names` that an object of project class `k` runs: declared with a body by
+/// `k` or, failing that, by its nearest project supertype that has one (an abstract writer's
+/// `write`); for an interface or abstract type without any, its project implementations'.
+pub(super) fn class_callbacks(project: &Project, k: ClassRef, names: &[String]) -> Vec<Part> {
+    let declared = |c: ClassRef| -> Vec<Part> {
+        project
+            .methods_of(c)
+            .iter()
+            .filter(|m| {
+                let mm = project.method(**m);
+                mm.has_body() && !mm.is_ctor && names.contains(&mm.name)
+            })
+            .map(|m| Part::Whole(*m))
+            .collect()
+    };
+    for c in std::iter::once(k).chain(project.supertypes_of(k).iter().copied()) {
+        let found = declared(c);
+        if !found.is_empty() {
+            return found;
+        }
+    }
+    project
+        .subtypes_of(k)
+        .iter()
+        .flat_map(|c| declared(*c))
+        .collect()
 }

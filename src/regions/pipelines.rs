@@ -1,6 +1,7 @@
 //! Lazy pipelines (Reactor, RxJava, …): the deferred code upstream of a retry operator.
 
 use super::Part;
+use super::calls::{callback_parts, class_callbacks};
 use crate::catalogue::{Catalogue, PipelineRegion};
 use crate::java::ir::{Block, Call, Expr, Stmt};
 use crate::semantic::{
@@ -111,6 +112,13 @@ impl<'p> Upstream<'p> {
     }
 
     fn call_targets(&self, id: MethodId, defs: &Defs, c: &Call) -> Vec<MethodId> {
+        let mut v = self.project_targets(id, defs, c);
+        v.retain(|m| self.returns_pipeline(*m));
+        v
+    }
+
+    /// The project methods call `c` of method `id` may run.
+    fn project_targets(&self, id: MethodId, defs: &Defs, c: &Call) -> Vec<MethodId> {
         let class = self.project.class_of(id);
         let recv = match &c.recv {
             None | Some(Expr::This(_)) => None,
@@ -119,11 +127,7 @@ impl<'p> Upstream<'p> {
             }
             Some(r) => Some(self.type_of(id, defs, r)),
         };
-        self.project
-            .resolve_call(class, c, recv)
-            .into_iter()
-            .filter(|m| self.returns_pipeline(*m))
-            .collect()
+        self.project.resolve_call(class, c, recv)
     }
 
     /// The type of a local, parameter or field name (other expressions are not typed here).
@@ -240,6 +244,10 @@ impl<'p> Upstream<'p> {
         {
             return;
         }
+        if let Some(o) = self.row.objects.iter().find(|o| o.method == c.name) {
+            self.object_parts(id, defs, a, &o.calls, depth + 1, out);
+            return;
+        }
         match a.peel() {
             Expr::Lambda(l) => out.push(Part::Scopes(id, vec![l.scope])),
             Expr::New(n) if !n.anon.is_empty() => {
@@ -260,6 +268,71 @@ impl<'p> Upstream<'p> {
                 if self.is_pipeline(id, defs, a, depth + 1) == Some(true) =>
             {
                 self.upstream(id, defs, a, depth + 1, out);
+            }
+            _ => {}
+        }
+    }
+
+    /// The code an object handed to the pipeline runs when the pipeline does (a chunk step's
+    /// writer bean: its `write`): a lambda, an anonymous class or a method reference written
+    /// there; else the methods `calls` of the object's project class, whether the object is a
+    /// parameter or field of that type (an injected bean), a local, or made by a project
+    /// method (a `@Bean` method of the configuration) whose returns are followed.
+    fn object_parts(
+        &self,
+        id: MethodId,
+        defs: &Defs,
+        e: &Expr,
+        calls: &[String],
+        depth: usize,
+        out: &mut Vec<Part>,
+    ) {
+        if depth > MAX_UPSTREAM_DEPTH {
+            return;
+        }
+        let parts = callback_parts(
+            self.project,
+            id,
+            e,
+            calls,
+            defs,
+            &|x| self.type_of(id, defs, x),
+            &|x| self.is_type_name(id, defs, x),
+        );
+        if !parts.is_empty() {
+            out.extend(parts);
+            return;
+        }
+        let ty = match e.peel() {
+            Expr::New(n) => Some(self.resolve(id, &n.ty)),
+            x => self.with_typer(id, defs, |t| t.type_of(x)),
+        };
+        if let Some(TypeRef::Project(k)) = ty {
+            let found = class_callbacks(self.project, k, calls);
+            if !found.is_empty() {
+                out.extend(found);
+                return;
+            }
+        }
+        match e.peel() {
+            Expr::Name(n, _) => {
+                if let Some((_, init)) = defs.get(n) {
+                    self.object_parts(id, defs, init, calls, depth + 1, out);
+                }
+            }
+            Expr::Call(c) => {
+                for m in self.project_targets(id, defs, c) {
+                    let Some(body) = self.project.method(m).body() else {
+                        continue;
+                    };
+                    let mut inner = Defs::new();
+                    collect_defs(body, &mut inner);
+                    let mut rets = Vec::new();
+                    collect_returns(body, &mut rets);
+                    for r in rets {
+                        self.object_parts(m, &inner, r, calls, depth + 1, out);
+                    }
+                }
             }
             _ => {}
         }

@@ -3,7 +3,7 @@
 //! Integration `RequestHandlerRetryAdvice` re-runs the handler it advises. Which calls add a
 //! step and what switches redelivery on is the catalogue's `[[regions.step]]` data.
 
-use super::calls::callback_parts;
+use super::calls::{callback_parts, class_callbacks};
 use super::{Part, Region};
 use crate::catalogue::StepRegion;
 use crate::java::ir::{Call, Expr, LambdaBody, Stmt};
@@ -83,23 +83,11 @@ fn step_parts(
     let Some(TypeRef::Project(k)) = typer.type_of(arg) else {
         return Vec::new();
     };
-    let names: Vec<&str> = match next.map(Expr::peel) {
-        Some(Expr::Str(m, _)) => vec![m.as_str()],
-        _ => row.callback_methods.iter().map(String::as_str).collect(),
+    let names: Vec<String> = match next.map(Expr::peel) {
+        Some(Expr::Str(m, _)) => vec![m.clone()],
+        _ => row.callback_methods.clone(),
     };
-    let mut out = Vec::new();
-    for c in std::iter::once(k).chain(project.supertypes_of(k).iter().copied()) {
-        for m in project.methods_of(c) {
-            let mm = project.method(*m);
-            if mm.has_body() && !mm.is_ctor && names.contains(&mm.name.as_str()) {
-                out.push(Part::Whole(*m));
-            }
-        }
-        if !out.is_empty() {
-            break;
-        }
-    }
-    out
+    class_callbacks(project, k, &names)
 }
 
 /// Does class `c` (or a project superclass) extend or implement one of `types`?
