@@ -102,6 +102,11 @@ row!(FunctionBeanRegion, |r| format!(
     few(&r.annotations),
     few(&r.types)
 ));
+row!(Rethrow, |r| format!(
+    "rethrows: {} on {}",
+    few(&r.methods),
+    r.class
+));
 row!(FunctionCall, |r| format!(
     "{}: {} on {}",
     r.label,

@@ -33,6 +33,17 @@ pub struct Regions {
     pub step: Vec<StepRegion>,
     pub function_bean: Vec<FunctionBeanRegion>,
     pub function_call: Vec<FunctionCall>,
+    pub rethrow: Vec<Rethrow>,
+}
+
+/// Library methods that throw the exception they are handed (`Throwables.throwIfUnchecked(e)`):
+/// a catch clause that calls one with the caught exception rethrows it, so the body can fail.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rethrow {
+    pub id: String,
+    pub class: String,
+    pub methods: Vec<String>,
 }
 
 /// Functional interfaces: a call of one of `methods` on a value of one of `types` runs the

@@ -83,7 +83,8 @@ pub fn implementation_regions(
                         && !mm.is_ctor
                         && names.contains(&mm.name)
                         && takes_row_param(project, row, *m)
-                        && !(row.on_failure && super::liveness::never_fails_at_all(project, *m))
+                        && !(row.on_failure
+                            && super::liveness::never_fails_at_all(project, cat, *m))
                     {
                         out.push(Region {
                             scheduler: row.scheduler,

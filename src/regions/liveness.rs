@@ -349,7 +349,7 @@ pub fn dead_reason(
             caught,
             via,
             preamble,
-        }) = never_fails(project, id, &mut vec![id])
+        }) = never_fails(project, cat, id, &mut vec![id])
     {
         return Some(Dead::CatchesAll {
             caught,
@@ -454,8 +454,8 @@ struct NeverFails {
 
 /// Does the body of `id` never fail (see [`never_fails`])? A redelivered handler that never
 /// fails is never delivered again.
-pub fn never_fails_at_all(project: &Project, id: MethodId) -> bool {
-    never_fails(project, id, &mut vec![id]).is_some()
+pub fn never_fails_at_all(project: &Project, cat: &Catalogue, id: MethodId) -> bool {
+    never_fails(project, cat, id, &mut vec![id]).is_some()
 }
 
 /// How deep [`never_fails`] follows calls on `this`.
@@ -467,9 +467,15 @@ const DELEGATION_DEPTH: usize = 4;
 /// with simple arguments (names, literals, field reads) and every project method that call may
 /// run never fails — followed [`DELEGATION_DEPTH`] calls deep, never through a method already
 /// on the chain (`seen`).
-fn never_fails(project: &Project, id: MethodId, seen: &mut Vec<MethodId>) -> Option<NeverFails> {
+fn never_fails(
+    project: &Project,
+    cat: &Catalogue,
+    id: MethodId,
+    seen: &mut Vec<MethodId>,
+) -> Option<NeverFails> {
     let body = project.method(id).body()?;
-    if let Some((caught, preamble)) = swallows_every_failure(body) {
+    let rethrows = |var: &str, b: &Block| Rethrows::new(project, cat).through_call(id, var, b, 0);
+    if let Some((caught, preamble)) = swallows_every_failure(body, &rethrows) {
         return Some(NeverFails {
             caught,
             via: Vec::new(),
@@ -502,7 +508,7 @@ fn never_fails(project: &Project, id: MethodId, seen: &mut Vec<MethodId>) -> Opt
             return None;
         }
         seen.push(t);
-        let nf = never_fails(project, t, seen);
+        let nf = never_fails(project, cat, t, seen);
         seen.pop();
         let nf = nf?;
         found.get_or_insert(nf);
@@ -564,13 +570,17 @@ fn simple_arg(e: &Expr) -> bool {
 }
 
 /// The caught type when `body` ends in a `try` with a catch of every exception and no `throw` in
-/// its catch clauses or its `finally`, and every statement before it is a local declaration
+/// its catch clauses or its `finally` — nor a call that rethrows the caught exception
+/// (`rethrows(name, clause)`: `handleFailure(e)` whose body throws) —, and every statement before it is a local declaration
 /// whose initializer calls no method on `this` (nor holds a lambda or an anonymous class), or a
 /// logging call (a call of `trace`/`debug`/`info`/`warn`/`error` on `log`/`logger`). With
 /// whether such statements come first (a preamble). Such a statement can fail, but only before
 /// the work in the `try` starts: an attempt that reaches the `try` never fails, so that work
 /// never runs twice.
-pub fn swallows_every_failure(body: &Block) -> Option<(String, bool)> {
+pub fn swallows_every_failure(
+    body: &Block,
+    rethrows: &dyn Fn(&str, &Block) -> bool,
+) -> Option<(String, bool)> {
     let (
         Stmt::Try {
             catches, finally, ..
@@ -587,9 +597,102 @@ pub fn swallows_every_failure(body: &Block) -> Option<(String, bool)> {
         Some(Stmt::Local { ty, init: None, .. }) if catches_all(ty) => Some(ty.clone()),
         _ => None,
     })?;
-    let rethrows =
-        catches.iter().any(|(_, b)| throws_in(b)) || finally.as_ref().is_some_and(throws_in);
-    (!rethrows).then_some((caught, !before.is_empty()))
+    let rethrown = catches
+        .iter()
+        .any(|(var, b)| throws_in(b) || rethrows(var, b))
+        || finally.as_ref().is_some_and(throws_in);
+    (!rethrown).then_some((caught, !before.is_empty()))
+}
+
+/// Calls that throw the exception they are handed: a library rethrower of the catalogue
+/// (`Throwables.throwIfUnchecked(e)`), or a project method with a `throw` in its body, or that
+/// hands its parameter on to one ([`DELEGATION_DEPTH`] calls deep).
+struct Rethrows<'a> {
+    project: &'a Project,
+    cat: &'a Catalogue,
+}
+
+impl<'a> Rethrows<'a> {
+    fn new(project: &'a Project, cat: &'a Catalogue) -> Self {
+        Rethrows { project, cat }
+    }
+
+    /// Does `block`, code of method `id`, call something that may throw the exception held in
+    /// `var` (the argument is `var` itself)?
+    fn through_call(&self, id: MethodId, var: &str, block: &Block, depth: usize) -> bool {
+        let calls = calls_passing(block, var);
+        if calls.is_empty() {
+            return false;
+        }
+        if calls.iter().any(|(c, _)| self.library_rethrower(id, c)) {
+            return true;
+        }
+        if depth >= DELEGATION_DEPTH {
+            return false;
+        }
+        let sites = crate::semantic::callgraph::call_sites(self.project, self.cat, id);
+        calls.iter().any(|(c, i)| {
+            sites
+                .iter()
+                .filter(|(_, span, _)| *span == c.span)
+                .any(|(_, _, target)| self.may_throw(*target, *i, depth + 1))
+        })
+    }
+
+    /// May project method `m` throw what it is handed as parameter `i`: its body has a `throw`,
+    /// or hands that parameter on to a call that may?
+    fn may_throw(&self, m: MethodId, i: usize, depth: usize) -> bool {
+        let mm = self.project.method(m);
+        let Some(body) = mm.body() else {
+            return false;
+        };
+        if throws_in(body) {
+            return true;
+        }
+        mm.params
+            .get(i)
+            .is_some_and(|p| self.through_call(m, &p.name, body, depth))
+    }
+
+    /// Is `c` a static call of one of the catalogue's library rethrowers?
+    fn library_rethrower(&self, id: MethodId, c: &Call) -> bool {
+        let Some(d) = c.recv.as_ref().and_then(|r| r.dotted()) else {
+            return false;
+        };
+        let rows = &self.cat.regions.rethrow;
+        if !rows.iter().any(|r| r.methods.contains(&c.name)) {
+            return false;
+        }
+        let class = self.project.class_of(id);
+        let t = self.project.resolve_type(id.0, Some(class.1 as usize), &d);
+        rows.iter()
+            .any(|r| r.methods.contains(&c.name) && self.project.type_is(&t, &r.class))
+    }
+}
+
+/// The calls in `block` (not in a lambda or an anonymous class) that take `var` itself as an
+/// argument, with its position.
+fn calls_passing<'b>(block: &'b Block, var: &str) -> Vec<(&'b Call, usize)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<Node<'b>> = block.iter().map(Node::Stmt).collect();
+    while let Some(n) = stack.pop() {
+        match n {
+            Node::Expr(Expr::Lambda(_)) => {}
+            Node::Expr(Expr::New(x)) => stack.extend(x.args.iter().map(Node::Expr)),
+            Node::Expr(Expr::Call(c)) => {
+                if let Some(i) = c
+                    .args
+                    .iter()
+                    .position(|a| matches!(a.peel(), Expr::Name(n, _) if n == var))
+                {
+                    out.push((&**c, i));
+                }
+                n.children(&mut stack);
+            }
+            n => n.children(&mut stack),
+        }
+    }
+    out
 }
 
 /// A statement that may come before the catch-all `try` of a body that never fails.
@@ -919,6 +1022,11 @@ mod tests {
     use super::*;
     use crate::java::ir::Span;
 
+    /// No call in a catch clause rethrows (the syntactic part alone).
+    fn no_call(_: &str, _: &Block) -> bool {
+        false
+    }
+
     fn local(ty: &str) -> Stmt {
         Stmt::Local {
             ty: ty.into(),
@@ -942,12 +1050,12 @@ mod tests {
     fn a_catch_all_without_rethrow_swallows_every_failure() {
         let body = try_of(vec![("e".into(), vec![local("Exception"), Stmt::Jump])]);
         assert_eq!(
-            swallows_every_failure(&body),
+            swallows_every_failure(&body, &no_call),
             Some(("Exception".into(), false))
         );
         let body = try_of(vec![("e".into(), vec![local("java.lang.Throwable")])]);
         assert_eq!(
-            swallows_every_failure(&body),
+            swallows_every_failure(&body, &no_call),
             Some(("java.lang.Throwable".into(), false))
         );
     }
@@ -963,11 +1071,11 @@ mod tests {
             },
         ];
         assert_eq!(
-            swallows_every_failure(&try_of(vec![("e".into(), rethrow)])),
+            swallows_every_failure(&try_of(vec![("e".into(), rethrow)]), &no_call),
             None
         );
         let narrow = try_of(vec![("e".into(), vec![local("IOException")])]);
-        assert_eq!(swallows_every_failure(&narrow), None);
+        assert_eq!(swallows_every_failure(&narrow, &no_call), None);
         let other = try_of(vec![
             (
                 "e".into(),
@@ -978,11 +1086,11 @@ mod tests {
             ),
             ("e".into(), vec![local("Exception")]),
         ]);
-        assert_eq!(swallows_every_failure(&other), None);
+        assert_eq!(swallows_every_failure(&other, &no_call), None);
         // Not the whole body.
         let mut more = try_of(vec![("e".into(), vec![local("Exception")])]);
         more.push(Stmt::Jump);
-        assert_eq!(swallows_every_failure(&more), None);
+        assert_eq!(swallows_every_failure(&more, &no_call), None);
         // A class of the project named like a catch-all is not one.
         assert!(!catches_all("com.acme.Exception"));
     }

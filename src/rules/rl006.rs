@@ -21,7 +21,10 @@ declare_rule! {
     ///   `this` never goes through the proxy. A public method, or one another bean calls, stays
     ///   retried (a public one may have callers outside the scanned code);
     /// - a retried method whose body never fails: it is one `try` that catches `Exception`,
-    ///   `RuntimeException` or `Throwable` and does not rethrow; or it ends in such a `try` after
+    ///   `RuntimeException` or `Throwable` and does not rethrow — neither with `throw` nor by
+    ///   handing the caught exception to a method that throws (a project method with a `throw`
+    ///   in its body or in a method it hands the exception on to, `failures.handle(id, e)`, or a
+    ///   library rethrower such as Guava's `Throwables.throwIfUnchecked(e)`); or it ends in such a `try` after
     ///   only local declarations (whose initializers call no method on `this`) and logging calls
     ///   (`log.warn(…)`), which can fail only before the work in the `try` starts; or its last
     ///   statement, after only such declarations and logging calls, calls a method on `this`/`super` with simple arguments (names, literals, field
@@ -122,8 +125,9 @@ declare_rule! {
     ///
     /// ## Known false positives
     /// A framework enabled outside the scanned code (a library's auto-configuration in a
-    /// dependency of a module that has its own `@Enable…` elsewhere), or a `catch` that calls a
-    /// helper which always rethrows, is not seen; suppress the finding with the reason.
+    /// dependency of a module that has its own `@Enable…` elsewhere), or a `catch` whose helper
+    /// rethrows without being handed the caught exception, is not seen; suppress the finding
+    /// with the reason.
     RULE {
         id: "RL006",
         name: "ineffective-retry",
