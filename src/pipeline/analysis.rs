@@ -327,6 +327,7 @@ fn regions_of(
             || r.parts.iter().any(|p| match p {
                 Part::Whole(m) | Part::Scopes(m, _) => wanted(m),
             })
+            || r.sends_at.iter().any(|(m, _)| wanted(m))
     });
     all_regions.sort_by(|a, b| a.loc.cmp(&b.loc).then(a.label.cmp(&b.label)));
     for r in &mut all_regions {
@@ -345,6 +346,7 @@ type StoredRegion = (
     String,
     bool,
     Vec<(MethodId, MethodId)>,
+    Vec<(MethodId, crate::java::ir::Span)>,
 );
 
 /// The regions and instance sends of one method's calls, as the scan cache stores them; `None`
@@ -366,6 +368,7 @@ fn encode_regions(
                     r.row.clone(),
                     r.report_dead,
                     r.entered.clone(),
+                    r.sends_at.clone(),
                 )
             })
         })
@@ -379,7 +382,7 @@ fn decode_regions(
     let regions = regions
         .into_iter()
         .map(
-            |(label, owner, loc, scheduler, parts, row, report_dead, entered)| Region {
+            |(label, owner, loc, scheduler, parts, row, report_dead, entered, sends_at)| Region {
                 label,
                 owner,
                 loc,
@@ -389,6 +392,7 @@ fn decode_regions(
                 dead: None,
                 report_dead,
                 entered,
+                sends_at,
             },
         )
         .collect();

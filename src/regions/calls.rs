@@ -86,6 +86,7 @@ impl Regions<'_> {
                 project: body.project,
                 cat,
                 row,
+                chain: Default::default(),
             };
             let is = up
                 .is_pipeline(body.id, &body.defs, r, 0)
@@ -97,15 +98,21 @@ impl Regions<'_> {
             up.upstream(body.id, &body.defs, r, 0, &mut parts);
             parts.sort();
             parts.dedup();
-            if !parts.is_empty() {
-                self.0.push(Region::at_call(
-                    &row.label,
-                    body.method.name.clone(),
-                    body.id.0,
-                    c,
-                    parts,
-                    &row.id,
-                ));
+            let mut sends_at = up.chain.into_inner();
+            sends_at.sort();
+            sends_at.dedup();
+            if !parts.is_empty() || !sends_at.is_empty() {
+                self.0.push(Region {
+                    sends_at,
+                    ..Region::at_call(
+                        &row.label,
+                        body.method.name.clone(),
+                        body.id.0,
+                        c,
+                        parts,
+                        &row.id,
+                    )
+                });
             }
         }
     }

@@ -64,6 +64,10 @@ pub struct Region {
     /// client): (the method of the part, the method that sends). The region reaches them
     /// through that method, not from its own code.
     pub entered: Vec<(MethodId, MethodId)>,
+    /// Calls of a lazy pipeline's assembled chain on a variable (`webClient.post()` upstream of
+    /// `retryWhen`): a reactive client called there sends again on every subscription, so its
+    /// filters run in the region.
+    pub sends_at: Vec<(MethodId, Span)>,
 }
 
 impl Region {
@@ -97,6 +101,7 @@ impl Region {
             dead: None,
             report_dead: false,
             entered: Vec::new(),
+            sends_at: Vec::new(),
         }
     }
 

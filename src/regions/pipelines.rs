@@ -3,7 +3,7 @@
 use super::Part;
 use super::calls::{callback_parts, class_callbacks};
 use crate::catalogue::{Catalogue, PipelineRegion};
-use crate::java::ir::{Block, Call, Expr, Stmt};
+use crate::java::ir::{Block, Call, Expr, Span, Stmt};
 use crate::semantic::{
     Declared, Defs, Locals, MethodId, Project, TypeRef, Typer, collect_defs, method_ref_targets,
 };
@@ -37,6 +37,9 @@ pub struct Upstream<'p> {
     pub project: &'p Project,
     pub cat: &'p Catalogue,
     pub row: &'p PipelineRegion,
+    /// The calls of the assembled chain made on a variable (a client's `webClient.post()`),
+    /// found while the upstream is followed.
+    pub chain: std::cell::RefCell<Vec<(MethodId, Span)>>,
 }
 
 /// What a syntactic pass knows about a method's locals: its initialised locals (declared
@@ -199,6 +202,12 @@ impl<'p> Upstream<'p> {
         }
         match e.peel() {
             Expr::Call(c) => {
+                if matches!(
+                    c.recv.as_ref().map(Expr::peel),
+                    Some(Expr::Name(..) | Expr::Field(..))
+                ) {
+                    self.chain.borrow_mut().push((id, c.span));
+                }
                 for (i, a) in c.args.iter().enumerate() {
                     self.deferred_arg(id, defs, c, i, a, depth, out);
                 }

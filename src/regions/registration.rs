@@ -256,6 +256,20 @@ impl Resolver<'_> {
             Expr::Field(recv, n, _) if matches!(recv.peel(), Expr::This(_)) => {
                 self.field_parts(class, n, depth, out);
             }
+            // A static factory of the interceptor type made from functions
+            // (`ExchangeFilterFunction.ofRequestProcessor(req -> …)`): they run for every request.
+            Expr::Call(c)
+                if c.recv.as_ref().and_then(|r| r.dotted()).is_some_and(|d| {
+                    let t = resolve(&d);
+                    self.row.types.iter().any(|x| project.type_is(&t, x))
+                }) =>
+            {
+                for a in &c.args {
+                    if matches!(a.peel(), Expr::Lambda(_) | Expr::MethodRef(_)) {
+                        self.parts(id, defs, a, depth, out);
+                    }
+                }
+            }
             // `List.of(a, b)`, `Arrays.asList(…)`, `Collections.singletonList(…)`.
             Expr::Call(c)
                 if c.recv.is_some()
@@ -625,14 +639,14 @@ pub struct Sends {
 }
 
 /// A call on a client instance: the calling method, the call's scope, the interceptors' code.
-pub type InstanceSend = (MethodId, ScopeId, Vec<Part>);
+pub type InstanceSend = (MethodId, ScopeId, Span, Vec<Part>);
 
 impl Sends {
     /// The methods the interceptors' code is written in.
     pub fn interceptor_methods(&self) -> impl Iterator<Item = MethodId> + '_ {
         self.by_method
             .values()
-            .chain(self.by_call.iter().map(|(_, _, p)| p))
+            .chain(self.by_call.iter().map(|(_, _, _, p)| p))
             .flatten()
             .map(|p| match p {
                 Part::Whole(m) | Part::Scopes(m, _) => *m,
@@ -718,8 +732,8 @@ pub fn instance_sends(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<I
             walk(project, cat, m, &mut c);
             c.scopes.sort();
             c.scopes.dedup();
-            for s in c.scopes {
-                out.push((m, s, parts.clone()));
+            for (s, span) in c.scopes {
+                out.push((m, s, span, parts.clone()));
             }
         }
     }
@@ -857,7 +871,8 @@ struct SendCalls<'a> {
     var: &'a str,
     field: bool,
     skip: &'a [String],
-    scopes: Vec<ScopeId>,
+    /// The scope and span of each send.
+    scopes: Vec<(ScopeId, Span)>,
 }
 
 impl<'p> Visitor<'p> for SendCalls<'_> {
@@ -875,7 +890,7 @@ impl<'p> Visitor<'p> for SendCalls<'_> {
             _ => false,
         };
         if on_var {
-            self.scopes.push(c.scope);
+            self.scopes.push((c.scope, c.span));
         }
     }
 }

@@ -5,7 +5,7 @@
 //! per-attempt for it and their sinks count.
 
 use super::{Part, Region, Sends, merge_parts, reach, scope_within};
-use crate::java::ir::ScopeId;
+use crate::java::ir::{ScopeId, Span};
 use crate::semantic::{CallGraph, MethodId, Project};
 
 /// How many times an interceptor's code may lead to another client's interceptors.
@@ -28,8 +28,9 @@ pub fn enter_interceptors(
         for _ in 0..MAX_ROUNDS {
             let reached = reach(project, graph, r);
             // A call on a client instance runs where the region runs its scope.
-            let runs = |m: MethodId, s: ScopeId| {
+            let runs = |m: MethodId, s: ScopeId, span: Span| {
                 reached.contains(&m)
+                    || r.sends_at.contains(&(m, span))
                     || r.parts.iter().any(|p| match p {
                         Part::Whole(x) => *x == m,
                         Part::Scopes(x, roots) => {
@@ -46,8 +47,8 @@ pub fn enter_interceptors(
                     sends
                         .by_call
                         .iter()
-                        .filter(|(m, s, _)| runs(*m, *s))
-                        .map(|(m, _, p)| (*m, p)),
+                        .filter(|(m, s, span, _)| runs(*m, *s, *span))
+                        .map(|(m, _, _, p)| (*m, p)),
                 )
                 .collect();
             let mut added = false;

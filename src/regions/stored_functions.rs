@@ -44,7 +44,7 @@ enum Holder {
 #[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct FileCalls {
     by_call_name: Vec<(String, MethodId)>,
-    sites: Vec<(MethodId, ScopeId, Holder)>,
+    sites: Vec<(MethodId, ScopeId, Span, Holder)>,
 }
 
 /// The calls of a functional method on a held value, with the code each one runs.
@@ -68,7 +68,7 @@ pub fn function_sends(
         .map(|file| per_file(file, &|| file_calls(project, &names, &fx, file)))
         .collect();
     // The call sites, and the holders they read.
-    let mut sites: Vec<(MethodId, ScopeId, Holder)> = Vec::new();
+    let mut sites: Vec<(MethodId, ScopeId, Span, Holder)> = Vec::new();
     let mut by_call_name: HashMap<String, Vec<MethodId>> = HashMap::new();
     for f in found {
         sites.extend(f.sites);
@@ -87,7 +87,7 @@ pub fn function_sends(
     // Holder → the holders that flow into it.
     let mut fed_by: BTreeMap<Holder, BTreeSet<Holder>> = BTreeMap::new();
     let mut done: HashSet<Holder> = HashSet::new();
-    let mut work: Vec<Holder> = sites.iter().map(|(_, _, h)| h.clone()).collect();
+    let mut work: Vec<Holder> = sites.iter().map(|(_, _, _, h)| h.clone()).collect();
     work.sort();
     work.dedup();
     let mut walked: HashMap<MethodId, Vec<(Span, MethodId)>> = HashMap::new();
@@ -140,7 +140,7 @@ pub fn function_sends(
     }
     // What each holder holds, with what flows into it, transitively.
     let mut out = Vec::new();
-    for (m, scope, h) in sites {
+    for (m, scope, span, h) in sites {
         let mut parts: BTreeSet<Part> = BTreeSet::new();
         let mut seen = BTreeSet::from([h.clone()]);
         let mut stack = vec![h];
@@ -155,7 +155,12 @@ pub fn function_sends(
             }
         }
         if !parts.is_empty() {
-            out.push((m, scope, parts.into_iter().take(MAX_FUNCTIONS).collect()));
+            out.push((
+                m,
+                scope,
+                span,
+                parts.into_iter().take(MAX_FUNCTIONS).collect(),
+            ));
         }
     }
     out
@@ -188,7 +193,7 @@ fn file_calls(project: &Project, names: &HashSet<&str>, fx: &Functional, file: u
                         continue;
                     };
                     if fx.calls_function(&h, &c.name, c.args.len()) {
-                        out.sites.push((id, c.scope, h));
+                        out.sites.push((id, c.scope, c.span, h));
                     }
                 }
                 Expr::New(x) if x.args.iter().any(may_carry) => {
