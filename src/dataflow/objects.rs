@@ -21,9 +21,25 @@ impl Cx<'_> {
         for a in &args {
             union(&mut t, a);
         }
+        // An anonymous class of several methods is an object with accessors: what each
+        // parameterless method returns comes back only through a call of it (`row.occurredAt()`
+        // leaves `row.idempotencyKey()` stable), like a field. A class of one method is a
+        // function: the object holds what it returns.
+        let mut accessors = Shape::default();
+        let several = n.anon.len() > 1;
         for a in &n.anon {
             let r = self.eval_anon(a);
-            union(&mut t, &r);
+            let accessor = several
+                && self
+                    .method
+                    .scopes
+                    .get(a.scope as usize)
+                    .is_some_and(|sc| sc.params.is_empty());
+            if accessor {
+                union(accessors.fields.entry(a.name.clone()).or_default(), &r);
+            } else {
+                union(&mut t, &r);
+            }
         }
         let ty = self.resolve(&n.ty);
         let here = Loc {
@@ -71,7 +87,7 @@ impl Cx<'_> {
                 );
             }
         }
-        let mut shape = Shape::default();
+        let mut shape = accessors;
         let sums = self.sums;
         if let TypeRef::Project(k) = ty {
             let mut targets = self.project.constructors(k, n.args.len());

@@ -559,11 +559,18 @@ fn this_targets(
         .then_some(targets)
 }
 
-/// An argument whose evaluation cannot fail in practice: a name, a literal, `this`, or a field
-/// read of one.
+/// An argument whose evaluation cannot fail in practice: a name, a literal, `this`, a field
+/// read of one, or a lambda or method reference (making one runs none of its code: the callee
+/// runs it, inside its own body, where the callee's `try` covers it).
 fn simple_arg(e: &Expr) -> bool {
     match e.peel() {
-        Expr::Name(..) | Expr::This(_) | Expr::Str(..) | Expr::Lit(..) | Expr::Null(_) => true,
+        Expr::Name(..)
+        | Expr::This(_)
+        | Expr::Str(..)
+        | Expr::Lit(..)
+        | Expr::Null(_)
+        | Expr::Lambda(_)
+        | Expr::MethodRef(_) => true,
         Expr::Field(r, _, _) => simple_arg(r),
         _ => false,
     }

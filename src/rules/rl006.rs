@@ -27,7 +27,7 @@ declare_rule! {
     ///   library rethrower such as Guava's `Throwables.throwIfUnchecked(e)`); or it ends in such a `try` after
     ///   only local declarations (whose initializers call no method on `this`) and logging calls
     ///   (`log.warn(…)`), which can fail only before the work in the `try` starts; or its last
-    ///   statement, after only such declarations and logging calls, calls a method on `this`/`super` with simple arguments (names, literals, field
+    ///   statement, after only such declarations and logging calls, calls a method on `this`/`super` with simple arguments (names, literals, lambdas, field
     ///   reads) whose body never fails by these rules, followed a few calls deep — the message
     ///   names the delegated method. A message listener of these shapes is simply not
     ///   redelivered (no RL006);
