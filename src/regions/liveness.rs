@@ -8,7 +8,7 @@ use super::retried_exceptions::{RetriedExceptions, Verdict, retried_exceptions, 
 use crate::catalogue::{AnnotationRegion, AspectRow, Catalogue, ExceptionSettings};
 use crate::java::ir::{Annotation, Block, Call, Expr, Method, Node, Stmt};
 use crate::semantic::{ClassRef, MethodId, Project};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Why an annotation region can never run its body again.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -213,9 +213,13 @@ fn file_named_calls(project: &Project, fi: u32) -> FileNamedCalls {
 pub struct Enablers<'a> {
     files: HashMap<String, Vec<u32>>,
     per_file: NamedCallsOf<'a>,
-    /// Every call and method reference of the project by method name, with its caller's class,
-    /// built on first use: read per retried method, a walk of every body each time would be
-    /// quadratic in the number of retried methods.
+    /// The method names [`Self::calls_named`] may be asked for (those of the annotated methods
+    /// whose callers are counted): the index below holds the calls of those names alone, not
+    /// every call of the project (over a million on a large monorepo).
+    asked: HashSet<String>,
+    /// Every call and method reference of the project named as in [`Self::asked`], by method
+    /// name, with its caller's class, built on first use: read per retried method, a walk of
+    /// every body each time would be quadratic in the number of retried methods.
     calls: std::sync::OnceLock<HashMap<String, Vec<NamedCall>>>,
 }
 
@@ -225,7 +229,13 @@ pub struct Enablers<'a> {
 type NamedCall = (ClassRef, bool, Option<usize>);
 
 impl<'a> Enablers<'a> {
-    pub fn of(project: &Project, cat: &Catalogue, per_file: NamedCallsOf<'a>) -> Enablers<'a> {
+    /// `asked`: the method names [`Self::calls_named`] will be asked for (a superset will do).
+    pub fn of(
+        project: &Project,
+        cat: &Catalogue,
+        per_file: NamedCallsOf<'a>,
+        asked: HashSet<String>,
+    ) -> Enablers<'a> {
         let mut files: HashMap<String, Vec<u32>> = HashMap::new();
         for e in cat.regions.annotation.iter().flat_map(|r| &r.enabled_by) {
             files.entry(e.clone()).or_default();
@@ -234,6 +244,7 @@ impl<'a> Enablers<'a> {
             return Enablers {
                 files,
                 per_file,
+                asked,
                 calls: Default::default(),
             };
         }
@@ -257,17 +268,27 @@ impl<'a> Enablers<'a> {
         Enablers {
             files,
             per_file,
+            asked,
             calls: Default::default(),
         }
     }
 
-    /// The calls and method references named `name` anywhere in the project.
+    /// The calls and method references named `name` anywhere in the project (`name` is one of
+    /// [`Self::asked`]).
     fn calls_named(&self, project: &Project, name: &str) -> &[NamedCall] {
+        debug_assert!(self.asked.contains(name), "{name} was not announced");
         let index = self.calls.get_or_init(|| {
             use rayon::prelude::*;
+            // Each file's calls are cut down to the asked names as soon as they are known, so
+            // the calls of the whole project are never held at once.
             let found: Vec<FileNamedCalls> = (0..project.files.len() as u32)
                 .into_par_iter()
-                .map(|fi| (self.per_file)(fi, &|| file_named_calls(project, fi)))
+                .map(|fi| {
+                    let mut calls = (self.per_file)(fi, &|| file_named_calls(project, fi));
+                    calls.retain(|(n, ..)| self.asked.contains(n.as_str()));
+                    calls.shrink_to_fit();
+                    calls
+                })
                 .collect();
             let mut index: HashMap<String, Vec<NamedCall>> = HashMap::new();
             for (fi, calls) in found.into_iter().enumerate() {
@@ -468,7 +489,10 @@ const DELEGATION_DEPTH: usize = 4;
 /// run never fails — followed [`DELEGATION_DEPTH`] calls deep, never through a method already
 /// on the chain (`seen`).
 fn never_fails(project: &Project, id: MethodId, seen: &mut Vec<MethodId>) -> Option<NeverFails> {
-    let body = project.method(id).body()?;
+    // A passing look: the annotation regions ask this of every annotated method, whose
+    // bodies would otherwise stay decoded until the region search gives them back.
+    let body = project.method(id).peek_body()?;
+    let body: &crate::java::ir::Block = &body;
     if let Some((caught, preamble)) = swallows_every_failure(body) {
         return Some(NeverFails {
             caught,
@@ -694,7 +718,8 @@ fn thrown_types(
     seen: &mut Vec<MethodId>,
     read: &mut Vec<MethodId>,
 ) -> Option<Vec<(ClassRef, String)>> {
-    let body = project.method(id).body()?;
+    let body = project.method(id).peek_body()?;
+    let body: &crate::java::ir::Block = &body;
     let class = project.class_of(id);
     let mut out = Vec::new();
     for e in throws_of(body) {
