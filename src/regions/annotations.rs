@@ -1,6 +1,7 @@
 //! Regions made by annotations on methods and classes.
 
-use super::liveness::{Enablers, NamedCallsOf, dead_reason};
+use super::enablers::{Enablers, NamedCallsOf};
+use super::liveness::dead_reason;
 use super::{Part, Region};
 use crate::catalogue::Catalogue;
 use crate::java::ir::Annotation;

@@ -230,7 +230,6 @@ mod tests {
 
     #[test]
     fn a_payload_sealed_as_it_is_written_is_sealed_as_a_whole() {
-        use std::io::Write;
         let k = Key::from_bytes([3; 32]);
         let payload: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
         let mut out = std::io::Cursor::new(Vec::new());
