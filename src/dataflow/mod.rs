@@ -339,6 +339,27 @@ pub struct MethodFlow {
     pub containers: Vec<Container>,
 }
 
+impl MethodFlow {
+    /// Gives back the spare room of its vectors (the analysis grows them a push at a time):
+    /// the flows of every analysed method are kept until the rules have run.
+    pub fn shrink_to_fit(&mut self) {
+        self.sources.shrink_to_fit();
+        self.events.shrink_to_fit();
+        for e in &mut self.events {
+            e.when.shrink_to_fit();
+        }
+        self.calls.shrink_to_fit();
+        self.call_facts.shrink_to_fit();
+        for (_, facts) in &mut self.call_facts {
+            facts.shrink_to_fit();
+        }
+        self.effects.shrink_to_fit();
+        self.unguarded_calls.shrink_to_fit();
+        self.self_calls.shrink_to_fit();
+        self.containers.shrink_to_fit();
+    }
+}
+
 /// A header container holding an idempotency key (`HttpHeaders` with an `Idempotence-Key`): the
 /// key goes out only on the requests the container is sent with.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]

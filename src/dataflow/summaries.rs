@@ -97,7 +97,8 @@ pub fn summarize(
         for (id, (summary, flow)) in single.into_iter().zip(done) {
             sums.set(id, summary);
             sums.1.remove(&id);
-            if let Some(flow) = flow {
+            if let Some(mut flow) = flow {
+                flow.shrink_to_fit();
                 settled_flows.insert(id, flow);
             }
         }

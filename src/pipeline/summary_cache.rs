@@ -347,18 +347,40 @@ impl Round<'_> {
         {
             return;
         }
+        // The entries of the last run that this one did not take are dropped before the new
+        // ones are written, and those are encoded straight into the file as it is sealed: the
+        // file's contents are never held whole beside the entries.
+        drop((old, scans_old));
         let entries = Entries {
             summaries: new,
             scans,
         };
-        let Ok(data) = postcard::to_stdvec(&entries) else {
+        // The size first (the seal's tag covers it before the payload): an encoding that
+        // only counts.
+        struct Count(usize);
+        impl std::io::Write for Count {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0 += buf.len();
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let Ok(Count(len)) = postcard::to_io(&entries, Count(0)) else {
             return;
         };
-        if data.len() as u64 > MAX_FILE_BYTES {
+        if len as u64 > MAX_FILE_BYTES {
             return;
         }
         let path = self.cache.dir.join(&self.name);
-        let _ = safe_fs::write_atomic(&path, &self.cache.key.seal(&self.name, &data));
+        let _ = safe_fs::write_atomic_with(&path, |f| {
+            self.cache.key.seal_into(&self.name, len, f, |w| {
+                postcard::to_io(&entries, w)
+                    .map(|_| ())
+                    .map_err(std::io::Error::other)
+            })
+        });
         prune(&self.cache.dir, &self.name);
     }
 }

@@ -1,6 +1,7 @@
 //! Regions made by annotations on methods and classes.
 
-use super::liveness::{Enablers, NamedCallsOf, dead_reason};
+use super::enablers::{Enablers, NamedCallsOf};
+use super::liveness::dead_reason;
 use super::{Part, Region};
 use crate::catalogue::Catalogue;
 use crate::java::ir::Annotation;
@@ -16,8 +17,7 @@ pub fn annotation_regions(
     callers_known: &dyn Fn(&MethodId) -> bool,
     named_calls: NamedCallsOf,
 ) -> Vec<Region> {
-    let mut out = Vec::new();
-    let enablers = Enablers::of(project, cat, named_calls);
+    let mut hits = Vec::new();
     for id in project.all_methods().filter(|m| wanted(m)) {
         let m = project.method(id);
         if m.is_ctor || !m.has_body() || m.name.starts_with('<') {
@@ -89,21 +89,32 @@ pub fn annotation_regions(
             }
         }
         if let Some((r, span)) = hit {
-            out.push(Region {
-                scheduler: r.scheduler,
-                dead: dead_reason(project, cat, &enablers, r, id, callers_known(&id)),
-                report_dead: r.report_dead,
-                ..Region::new(
-                    &r.label,
-                    m.name.clone(),
-                    Loc { file: id.0, span },
-                    vec![Part::Whole(id)],
-                    &r.id,
-                )
-            });
+            hits.push((id, r, span));
         }
     }
-    out
+    // Only a non-public method's callers are counted (is it invoked on `this` alone?): the
+    // names of those are all the project's calls are looked up by.
+    let asked = hits
+        .iter()
+        .map(|(id, ..)| project.method(*id))
+        .filter(|m| !m.modifiers.is_public)
+        .map(|m| m.name.clone())
+        .collect();
+    let enablers = Enablers::of(project, cat, named_calls, asked);
+    hits.into_iter()
+        .map(|(id, r, span)| Region {
+            scheduler: r.scheduler,
+            dead: dead_reason(project, cat, &enablers, r, id, callers_known(&id)),
+            report_dead: r.report_dead,
+            ..Region::new(
+                &r.label,
+                project.method(id).name.clone(),
+                Loc { file: id.0, span },
+                vec![Part::Whole(id)],
+                &r.id,
+            )
+        })
+        .collect()
 }
 
 /// The bean names an annotation attribute gives: a string, or an array of strings.

@@ -4,11 +4,11 @@
 //! Every decision reads the row's data (`enabled_by`, `proxied`, `on_failure`, the aspect
 //! order and the `[[regions.aspect]]` rows); no framework is named here.
 
+use super::enablers::Enablers;
 use super::retried_exceptions::{RetriedExceptions, Verdict, retried_exceptions, verdict};
 use crate::catalogue::{AnnotationRegion, AspectRow, Catalogue, ExceptionSettings};
 use crate::java::ir::{Annotation, Block, Call, Expr, Method, Node, Stmt};
 use crate::semantic::{ClassRef, MethodId, Project};
-use std::collections::HashMap;
 
 /// Why an annotation region can never run its body again.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,141 +176,13 @@ impl Dead {
 /// Exception types whose catch or fallback takes every failure a method can raise.
 const CATCH_ALL: &[&str] = &["Exception", "RuntimeException", "Throwable"];
 
-fn simple(name: &str) -> &str {
+pub(super) fn simple(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
 }
 
 fn catches_all(ty: &str) -> bool {
     let t = ty.trim();
     CATCH_ALL.contains(&simple(t)) && (!t.contains('.') || t.starts_with("java.lang."))
-}
-
-/// The calls and method references written in one file's methods, in the order of its
-/// classes and their methods: (name, the class's index in the file, on `this`, arity).
-pub type FileNamedCalls = Vec<(String, u32, bool, Option<usize>)>;
-
-/// Gives the [`FileNamedCalls`] of a file, from the function it is passed (which walks the
-/// file's bodies) or from a cache.
-pub type NamedCallsOf<'a> = &'a (dyn Fn(u32, &dyn Fn() -> FileNamedCalls) -> FileNamedCalls + Sync);
-
-/// The [`FileNamedCalls`] of file `fi`.
-fn file_named_calls(project: &Project, fi: u32) -> FileNamedCalls {
-    let mut out = Vec::new();
-    for ci in 0..project.files[fi as usize].facts.classes.len() as u32 {
-        for caller in project.methods_of((fi, ci)) {
-            if let Some(body) = project.method(*caller).peek_body() {
-                for (n, on_this, arity) in calls_in(&body) {
-                    out.push((n.to_string(), ci, on_this, arity));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The files holding a class annotated with each enabling annotation of the catalogue,
-/// computed once per run.
-pub struct Enablers<'a> {
-    files: HashMap<String, Vec<u32>>,
-    per_file: NamedCallsOf<'a>,
-    /// Every call and method reference of the project by method name, with its caller's class,
-    /// built on first use: read per retried method, a walk of every body each time would be
-    /// quadratic in the number of retried methods.
-    calls: std::sync::OnceLock<HashMap<String, Vec<NamedCall>>>,
-}
-
-/// A call or method reference named like a method: the class it is written in, whether it is
-/// on `this` (or `super`, or written without a receiver), and its arity (`None` for a method
-/// reference).
-type NamedCall = (ClassRef, bool, Option<usize>);
-
-impl<'a> Enablers<'a> {
-    pub fn of(project: &Project, cat: &Catalogue, per_file: NamedCallsOf<'a>) -> Enablers<'a> {
-        let mut files: HashMap<String, Vec<u32>> = HashMap::new();
-        for e in cat.regions.annotation.iter().flat_map(|r| &r.enabled_by) {
-            files.entry(e.clone()).or_default();
-        }
-        if files.is_empty() {
-            return Enablers {
-                files,
-                per_file,
-                calls: Default::default(),
-            };
-        }
-        for (fi, f) in project.files.iter().enumerate() {
-            for (ci, c) in f.facts.classes.iter().enumerate() {
-                for a in &c.annotations {
-                    // Resolved only when its simple name is an enabler's (a lookup is a
-                    // dependency the prefilter would follow).
-                    if !files.keys().any(|e| simple(e) == simple(&a.name)) {
-                        continue;
-                    }
-                    let t = project.resolve_type(fi as u32, Some(ci), &a.name);
-                    for (e, at) in files.iter_mut() {
-                        if project.type_is(&t, e) && at.last() != Some(&(fi as u32)) {
-                            at.push(fi as u32);
-                        }
-                    }
-                }
-            }
-        }
-        Enablers {
-            files,
-            per_file,
-            calls: Default::default(),
-        }
-    }
-
-    /// The calls and method references named `name` anywhere in the project.
-    fn calls_named(&self, project: &Project, name: &str) -> &[NamedCall] {
-        let index = self.calls.get_or_init(|| {
-            use rayon::prelude::*;
-            let found: Vec<FileNamedCalls> = (0..project.files.len() as u32)
-                .into_par_iter()
-                .map(|fi| (self.per_file)(fi, &|| file_named_calls(project, fi)))
-                .collect();
-            let mut index: HashMap<String, Vec<NamedCall>> = HashMap::new();
-            for (fi, calls) in found.into_iter().enumerate() {
-                for (n, ci, on_this, arity) in calls {
-                    index
-                        .entry(n)
-                        .or_default()
-                        .push(((fi as u32, ci), on_this, arity));
-                }
-            }
-            index
-        });
-        index.get(name).map_or(&[], Vec::as_slice)
-    }
-
-    /// Is row `r` switched on for the code of `file`? Where no application of the scan enables
-    /// its framework, a dependency is assumed to. Where some do, the code runs enabled in a
-    /// module that uses it — its own build module, or one whose build depends on it (the
-    /// applications a library module runs in) — that sees an enabling class in itself or a
-    /// module it depends on. `Err` names the missing enabler.
-    fn enabled(&self, project: &Project, r: &AnnotationRegion, file: u32) -> Result<(), String> {
-        if r.enabled_by.is_empty() {
-            return Ok(());
-        }
-        let files: Vec<u32> = r
-            .enabled_by
-            .iter()
-            .filter_map(|e| self.files.get(e))
-            .flatten()
-            .copied()
-            .collect();
-        let modules = project.modules();
-        if files.is_empty()
-            || modules
-                .users(file)
-                .iter()
-                .any(|a| files.iter().any(|f| modules.module_sees(*a, *f)))
-        {
-            Ok(())
-        } else {
-            Err(simple(&r.enabled_by[0]).to_string())
-        }
-    }
 }
 
 /// Can the annotation region of row `r` on method `id` fire? `None` when it can. `callers_known`:
@@ -424,26 +296,6 @@ fn only_self_invoked(project: &Project, enablers: &Enablers, id: MethodId) -> Op
     (self_calls > 0).then_some(self_calls)
 }
 
-/// The calls and method references in `body`: the name of each, whether it is on `this` (or
-/// `super`, or written without a receiver), and its arity (`None` for a method reference).
-fn calls_in(body: &Block) -> Vec<(&str, bool, Option<usize>)> {
-    Node::all(body)
-        .filter_map(|n| match n {
-            Node::Expr(Expr::Call(c)) => {
-                let on_this = c.on_super
-                    || matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)));
-                Some((c.name.as_str(), on_this, Some(c.args.len())))
-            }
-            Node::Expr(Expr::MethodRef(r)) => Some((
-                r.name.as_str(),
-                matches!(r.recv.peel(), Expr::This(_)),
-                None,
-            )),
-            _ => None,
-        })
-        .collect()
-}
-
 /// How a method body never fails (see [`never_fails`]).
 #[derive(Debug, PartialEq, Eq)]
 struct NeverFails {
@@ -464,7 +316,7 @@ const DELEGATION_DEPTH: usize = 4;
 /// Does the body of `id` never fail? It does not when it swallows every failure
 /// ([`swallows_every_failure`]), or when its last statement (an expression statement or a
 /// `return`), after only preamble statements (as there), calls a method on `this` or `super`
-/// with simple arguments (names, literals, field reads) and every project method that call may
+/// with simple arguments (names, literals, field reads, lambdas) and every project method that call may
 /// run never fails — followed [`DELEGATION_DEPTH`] calls deep, never through a method already
 /// on the chain (`seen`).
 fn never_fails(
@@ -473,7 +325,10 @@ fn never_fails(
     id: MethodId,
     seen: &mut Vec<MethodId>,
 ) -> Option<NeverFails> {
-    let body = project.method(id).body()?;
+    // A passing look: the annotation regions ask this of every annotated method, whose
+    // bodies would otherwise stay decoded until the region search gives them back.
+    let body = project.method(id).peek_body()?;
+    let body: &crate::java::ir::Block = &body;
     let rethrows = |var: &str, b: &Block| Rethrows::new(project, cat).through_call(id, var, b, 0);
     if let Some((caught, preamble)) = swallows_every_failure(body, &rethrows) {
         return Some(NeverFails {
@@ -650,9 +505,10 @@ impl<'a> Rethrows<'a> {
     /// or hands that parameter on to a call that may?
     fn may_throw(&self, m: MethodId, i: usize, depth: usize) -> bool {
         let mm = self.project.method(m);
-        let Some(body) = mm.body() else {
+        let Some(body) = mm.peek_body() else {
             return false;
         };
+        let body: &Block = &body;
         if throws_in(body) {
             return true;
         }
@@ -804,7 +660,8 @@ fn thrown_types(
     seen: &mut Vec<MethodId>,
     read: &mut Vec<MethodId>,
 ) -> Option<Vec<(ClassRef, String)>> {
-    let body = project.method(id).body()?;
+    let body = project.method(id).peek_body()?;
+    let body: &crate::java::ir::Block = &body;
     let class = project.class_of(id);
     let mut out = Vec::new();
     for e in throws_of(body) {

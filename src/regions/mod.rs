@@ -3,6 +3,7 @@
 
 mod annotations;
 mod calls;
+mod enablers;
 mod function_beans;
 mod implementations;
 pub mod liveness;
@@ -19,9 +20,9 @@ mod transactions;
 
 pub use annotations::annotation_regions;
 pub use calls::call_regions;
+pub use enablers::FileNamedCalls;
 pub use function_beans::function_bean_regions;
 pub use implementations::implementation_regions;
-pub use liveness::FileNamedCalls;
 pub use reaches::Reaches;
 pub use registration::{
     InstanceSend, Sends, bean_registrations, call_registrations, client_sends, instance_sends,

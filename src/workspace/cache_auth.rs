@@ -103,6 +103,72 @@ impl Key {
         outer.finalize().into()
     }
 
+    /// Writes a payload of `len` bytes, sealed under `name` as [`Key::seal`] seals it, to `out`
+    /// while `write` encodes it: the payload is never held whole. `out` is written from where
+    /// it stands (the magic, room for the tag, the payload), then the tag is written in its
+    /// room. An error when `write` writes other than `len` bytes.
+    pub fn seal_into<W: std::io::Write + std::io::Seek>(
+        &self,
+        name: &str,
+        len: usize,
+        out: &mut W,
+        write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        use std::io::{SeekFrom, Write};
+        let start = out.stream_position()?;
+        out.write_all(MAGIC)?;
+        out.write_all(&[0u8; TAG])?;
+        let mut pad = [0u8; BLOCK];
+        pad[..32].copy_from_slice(&self.0);
+        let mut inner = Sha256::new();
+        inner.update(pad.map(|b| b ^ 0x36));
+        inner.update((name.len() as u64).to_le_bytes());
+        inner.update(name.as_bytes());
+        inner.update((len as u64).to_le_bytes());
+        struct Hashing<W: Write> {
+            out: W,
+            inner: Sha256,
+            written: usize,
+        }
+        impl<W: Write> Write for Hashing<W> {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                let n = self.out.write(buf)?;
+                self.inner.update(&buf[..n]);
+                self.written += n;
+                Ok(n)
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                self.out.flush()
+            }
+        }
+        // Buffered before the hash, so that it hashes and writes large chunks, not the few
+        // bytes an encoder writes at a time.
+        let mut w = std::io::BufWriter::with_capacity(
+            1 << 16,
+            Hashing {
+                out: &mut *out,
+                inner,
+                written: 0,
+            },
+        );
+        write(&mut w)?;
+        let h = w.into_inner().map_err(|e| e.into_error())?;
+        if h.written != len {
+            return Err(std::io::Error::other(
+                "the payload is not of its announced size",
+            ));
+        }
+        let inner = h.inner.finalize();
+        let mut outer = Sha256::new();
+        outer.update(pad.map(|b| b ^ 0x5c));
+        outer.update(inner);
+        let tag: [u8; TAG] = outer.finalize().into();
+        out.seek(SeekFrom::Start(start + MAGIC.len() as u64))?;
+        out.write_all(&tag)?;
+        out.seek(SeekFrom::End(0))?;
+        Ok(())
+    }
+
     /// `payload` sealed under `name`: magic, tag, payload.
     pub fn seal(&self, name: &str, payload: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(MAGIC.len() + TAG + payload.len());
@@ -160,6 +226,24 @@ mod tests {
         *forged.last_mut().unwrap() ^= 1;
         assert_eq!(k.open("ab/cd", &forged), None);
         assert_eq!(k.open("ab/cd", b"RLCACHE1short"), None);
+    }
+
+    #[test]
+    fn a_payload_sealed_as_it_is_written_is_sealed_as_a_whole() {
+        let k = Key::from_bytes([3; 32]);
+        let payload: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut out = std::io::Cursor::new(Vec::new());
+        k.seal_into("ab/cd", payload.len(), &mut out, |w| {
+            for chunk in payload.chunks(999) {
+                w.write_all(chunk)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(out.into_inner(), k.seal("ab/cd", &payload));
+        let mut short = std::io::Cursor::new(Vec::new());
+        let wrong = k.seal_into("ab/cd", 5, &mut short, |w| w.write_all(b"four"));
+        assert!(wrong.is_err());
     }
 
     #[test]

@@ -97,6 +97,17 @@ fn temp_name(target: &Path) -> PathBuf {
 /// link at that name is an error, not a target), then rename it to `target`. A link at
 /// `target` is replaced by the file, not written through.
 pub fn write_atomic(target: &Path, data: &[u8]) -> io::Result<()> {
+    write_atomic_with(target, |f| f.write_all(data))
+}
+
+/// [`write_atomic`] of what `write` writes to the new file (and may seek in it), so that
+/// what is written need not be held whole.
+pub fn write_atomic_with(
+    target: &Path,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<()> {
+    // Called once, on the first new file that could be created.
+    let mut write = Some(write);
     let mut last = None;
     for _ in 0..4 {
         let tmp = temp_name(target);
@@ -115,7 +126,10 @@ pub fn write_atomic(target: &Path, data: &[u8]) -> io::Result<()> {
             }
             Err(e) => return Err(e),
         };
-        let written = f.write_all(data).and_then(|_| f.flush());
+        let Some(write) = write.take() else {
+            return Err(refuse("written already"));
+        };
+        let written = write(&mut f).and_then(|_| f.flush());
         drop(f);
         let done = written.and_then(|_| std::fs::rename(&tmp, target));
         if done.is_err() {

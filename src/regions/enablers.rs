@@ -1,0 +1,183 @@
+//! Which applications switch an annotation row on (the classes carrying its enabling
+//! annotations), and the project's calls by name that tell whether a retried method is only
+//! ever invoked on `this`: what [`super::liveness`] reads to tell a dead annotation region.
+
+use super::liveness::simple;
+use crate::catalogue::{AnnotationRegion, Catalogue};
+use crate::java::ir::{Block, Expr, Node};
+use crate::semantic::{ClassRef, Project};
+use std::collections::{HashMap, HashSet};
+
+/// The calls and method references written in one file's methods, in the order of its
+/// classes and their methods: (name, the class's index in the file, on `this`, arity).
+pub type FileNamedCalls = Vec<(String, u32, bool, Option<usize>)>;
+
+/// Gives the [`FileNamedCalls`] of a file, from the function it is passed (which walks the
+/// file's bodies) or from a cache.
+pub type NamedCallsOf<'a> = &'a (dyn Fn(u32, &dyn Fn() -> FileNamedCalls) -> FileNamedCalls + Sync);
+
+/// The [`FileNamedCalls`] of file `fi`.
+fn file_named_calls(project: &Project, fi: u32) -> FileNamedCalls {
+    let mut out = Vec::new();
+    for ci in 0..project.files[fi as usize].facts.classes.len() as u32 {
+        for caller in project.methods_of((fi, ci)) {
+            if let Some(body) = project.method(*caller).peek_body() {
+                for (n, on_this, arity) in calls_in(&body) {
+                    out.push((n.to_string(), ci, on_this, arity));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The files holding a class annotated with each enabling annotation of the catalogue,
+/// computed once per run.
+pub struct Enablers<'a> {
+    files: HashMap<String, Vec<u32>>,
+    per_file: NamedCallsOf<'a>,
+    /// The method names [`Self::calls_named`] may be asked for (those of the annotated methods
+    /// whose callers are counted): the index below holds the calls of those names alone, not
+    /// every call of the project (over a million on a large monorepo).
+    asked: HashSet<String>,
+    /// Every call and method reference of the project named as in [`Self::asked`], by method
+    /// name, with its caller's class, built on first use: read per retried method, a walk of
+    /// every body each time would be quadratic in the number of retried methods.
+    calls: std::sync::OnceLock<HashMap<String, Vec<NamedCall>>>,
+}
+
+/// A call or method reference named like a method: the class it is written in, whether it is
+/// on `this` (or `super`, or written without a receiver), and its arity (`None` for a method
+/// reference).
+type NamedCall = (ClassRef, bool, Option<usize>);
+
+impl<'a> Enablers<'a> {
+    /// `asked`: the method names [`Self::calls_named`] will be asked for (a superset will do).
+    pub fn of(
+        project: &Project,
+        cat: &Catalogue,
+        per_file: NamedCallsOf<'a>,
+        asked: HashSet<String>,
+    ) -> Enablers<'a> {
+        let mut files: HashMap<String, Vec<u32>> = HashMap::new();
+        for e in cat.regions.annotation.iter().flat_map(|r| &r.enabled_by) {
+            files.entry(e.clone()).or_default();
+        }
+        if files.is_empty() {
+            return Enablers {
+                files,
+                per_file,
+                asked,
+                calls: Default::default(),
+            };
+        }
+        for (fi, f) in project.files.iter().enumerate() {
+            for (ci, c) in f.facts.classes.iter().enumerate() {
+                for a in &c.annotations {
+                    // Resolved only when its simple name is an enabler's (a lookup is a
+                    // dependency the prefilter would follow).
+                    if !files.keys().any(|e| simple(e) == simple(&a.name)) {
+                        continue;
+                    }
+                    let t = project.resolve_type(fi as u32, Some(ci), &a.name);
+                    for (e, at) in files.iter_mut() {
+                        if project.type_is(&t, e) && at.last() != Some(&(fi as u32)) {
+                            at.push(fi as u32);
+                        }
+                    }
+                }
+            }
+        }
+        Enablers {
+            files,
+            per_file,
+            asked,
+            calls: Default::default(),
+        }
+    }
+
+    /// The calls and method references named `name` anywhere in the project (`name` is one of
+    /// [`Self::asked`]).
+    pub(super) fn calls_named(&self, project: &Project, name: &str) -> &[NamedCall] {
+        debug_assert!(self.asked.contains(name), "{name} was not announced");
+        let index = self.calls.get_or_init(|| {
+            use rayon::prelude::*;
+            // Each file's calls are cut down to the asked names as soon as they are known, so
+            // the calls of the whole project are never held at once.
+            let found: Vec<FileNamedCalls> = (0..project.files.len() as u32)
+                .into_par_iter()
+                .map(|fi| {
+                    let mut calls = (self.per_file)(fi, &|| file_named_calls(project, fi));
+                    calls.retain(|(n, ..)| self.asked.contains(n.as_str()));
+                    calls.shrink_to_fit();
+                    calls
+                })
+                .collect();
+            let mut index: HashMap<String, Vec<NamedCall>> = HashMap::new();
+            for (fi, calls) in found.into_iter().enumerate() {
+                for (n, ci, on_this, arity) in calls {
+                    index
+                        .entry(n)
+                        .or_default()
+                        .push(((fi as u32, ci), on_this, arity));
+                }
+            }
+            index
+        });
+        index.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// Is row `r` switched on for the code of `file`? Where no application of the scan enables
+    /// its framework, a dependency is assumed to. Where some do, the code runs enabled in a
+    /// module that uses it — its own build module, or one whose build depends on it (the
+    /// applications a library module runs in) — that sees an enabling class in itself or a
+    /// module it depends on. `Err` names the missing enabler.
+    pub(super) fn enabled(
+        &self,
+        project: &Project,
+        r: &AnnotationRegion,
+        file: u32,
+    ) -> Result<(), String> {
+        if r.enabled_by.is_empty() {
+            return Ok(());
+        }
+        let files: Vec<u32> = r
+            .enabled_by
+            .iter()
+            .filter_map(|e| self.files.get(e))
+            .flatten()
+            .copied()
+            .collect();
+        let modules = project.modules();
+        if files.is_empty()
+            || modules
+                .users(file)
+                .iter()
+                .any(|a| files.iter().any(|f| modules.module_sees(*a, *f)))
+        {
+            Ok(())
+        } else {
+            Err(simple(&r.enabled_by[0]).to_string())
+        }
+    }
+}
+
+/// The calls and method references in `body`: the name of each, whether it is on `this` (or
+/// `super`, or written without a receiver), and its arity (`None` for a method reference).
+fn calls_in(body: &Block) -> Vec<(&str, bool, Option<usize>)> {
+    Node::all(body)
+        .filter_map(|n| match n {
+            Node::Expr(Expr::Call(c)) => {
+                let on_this = c.on_super
+                    || matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)));
+                Some((c.name.as_str(), on_this, Some(c.args.len())))
+            }
+            Node::Expr(Expr::MethodRef(r)) => Some((
+                r.name.as_str(),
+                matches!(r.recv.peel(), Expr::This(_)),
+                None,
+            )),
+            _ => None,
+        })
+        .collect()
+}
