@@ -107,6 +107,7 @@ macro_rules! each_table {
         $apply!(regions, function_bean, "region");
         $apply!(regions, function_call, "region");
         $apply!(regions, rethrow, "region");
+        $apply!(regions, observability, "region");
         $apply!(sources, source, "source");
         $apply!(sources, counter, "source");
         $apply!(sources, parameter, "source");

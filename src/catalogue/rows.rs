@@ -102,6 +102,10 @@ row!(FunctionBeanRegion, |r| format!(
     few(&r.annotations),
     few(&r.types)
 ));
+row!(Observability, |r| format!(
+    "observability: {}",
+    few(&r.types)
+));
 row!(Rethrow, |r| format!(
     "rethrows: {} on {}",
     few(&r.methods),

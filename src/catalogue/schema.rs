@@ -34,6 +34,17 @@ pub struct Regions {
     pub function_bean: Vec<FunctionBeanRegion>,
     pub function_call: Vec<FunctionCall>,
     pub rethrow: Vec<Rethrow>,
+    pub observability: Vec<Observability>,
+}
+
+/// Observability objects (metrics registries, counters, timers): calls on them record that
+/// work happens and do none of it, so they may come before a catch-all `try` like a logging
+/// call.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Observability {
+    pub id: String,
+    pub types: Vec<String>,
 }
 
 /// Library methods that throw the exception they are handed (`Throwables.throwIfUnchecked(e)`):

@@ -330,7 +330,8 @@ fn never_fails(
     let body = project.method(id).peek_body()?;
     let body: &crate::java::ir::Block = &body;
     let rethrows = |var: &str, b: &Block| Rethrows::new(project, cat).through_call(id, var, b, 0);
-    if let Some((caught, preamble)) = swallows_every_failure(body, &rethrows) {
+    let preamble = |s: &Stmt| preamble_stmt(s) || observes(project, cat, id, s);
+    if let Some((caught, preamble)) = swallows_every_failure(body, &preamble, &rethrows) {
         return Some(NeverFails {
             caught,
             via: Vec::new(),
@@ -345,7 +346,7 @@ fn never_fails(
         Stmt::Expr(Expr::Call(c)) | Stmt::Return(Some(Expr::Call(c)), _) => c,
         _ => return None,
     };
-    if !before.iter().all(preamble_stmt) {
+    if !before.iter().all(&preamble) {
         return None;
     }
     let on_this = call.on_super
@@ -441,6 +442,7 @@ fn simple_arg(e: &Expr) -> bool {
 /// never runs twice.
 pub fn swallows_every_failure(
     body: &Block,
+    preamble: &dyn Fn(&Stmt) -> bool,
     rethrows: &dyn Fn(&str, &Block) -> bool,
 ) -> Option<(String, bool)> {
     let (
@@ -452,7 +454,7 @@ pub fn swallows_every_failure(
     else {
         return None;
     };
-    if !before.iter().all(preamble_stmt) {
+    if !before.iter().all(preamble) {
         return None;
     }
     let caught = catches.iter().find_map(|(_, b)| match b.first() {
@@ -556,6 +558,38 @@ fn calls_passing<'b>(block: &'b Block, var: &str) -> Vec<(&'b Call, usize)> {
         }
     }
     out
+}
+
+/// A call on an observability object of the catalogue (`meterRegistry.counter(…).increment()`,
+/// `requests.increment()`): it records that the work is about to run and does none of it, so
+/// like a logging call it may come before the catch-all `try`. The object is a field of the
+/// method's class (or of a class it extends) whose declared type is one of
+/// `[[regions.observability]]`'s.
+fn observes(project: &Project, cat: &Catalogue, id: MethodId, s: &Stmt) -> bool {
+    let Stmt::Expr(Expr::Call(c)) = s else {
+        return false;
+    };
+    let mut e = c.recv.as_ref();
+    let root = loop {
+        match e.map(Expr::peel) {
+            Some(Expr::Call(x)) => e = x.recv.as_ref(),
+            Some(Expr::Name(n, _)) => break n,
+            Some(Expr::Field(r, n, _)) if matches!(r.peel(), Expr::This(_)) => break n,
+            _ => return false,
+        }
+    };
+    let m = project.method(id);
+    if m.params.iter().any(|p| &p.name == root) {
+        return false;
+    }
+    let Some((owner, f)) = project.field(project.class_of(id), root) else {
+        return false;
+    };
+    let t = project.resolve_type(owner.0, Some(owner.1 as usize), &f.ty);
+    cat.regions
+        .observability
+        .iter()
+        .any(|row| row.types.iter().any(|x| project.type_is(&t, x)))
 }
 
 /// A statement that may come before the catch-all `try` of a body that never fails.
@@ -914,12 +948,12 @@ mod tests {
     fn a_catch_all_without_rethrow_swallows_every_failure() {
         let body = try_of(vec![("e".into(), vec![local("Exception"), Stmt::Jump])]);
         assert_eq!(
-            swallows_every_failure(&body, &no_call),
+            swallows_every_failure(&body, &preamble_stmt, &no_call),
             Some(("Exception".into(), false))
         );
         let body = try_of(vec![("e".into(), vec![local("java.lang.Throwable")])]);
         assert_eq!(
-            swallows_every_failure(&body, &no_call),
+            swallows_every_failure(&body, &preamble_stmt, &no_call),
             Some(("java.lang.Throwable".into(), false))
         );
     }
@@ -935,11 +969,18 @@ mod tests {
             },
         ];
         assert_eq!(
-            swallows_every_failure(&try_of(vec![("e".into(), rethrow)]), &no_call),
+            swallows_every_failure(
+                &try_of(vec![("e".into(), rethrow)]),
+                &preamble_stmt,
+                &no_call
+            ),
             None
         );
         let narrow = try_of(vec![("e".into(), vec![local("IOException")])]);
-        assert_eq!(swallows_every_failure(&narrow, &no_call), None);
+        assert_eq!(
+            swallows_every_failure(&narrow, &preamble_stmt, &no_call),
+            None
+        );
         let other = try_of(vec![
             (
                 "e".into(),
@@ -950,11 +991,17 @@ mod tests {
             ),
             ("e".into(), vec![local("Exception")]),
         ]);
-        assert_eq!(swallows_every_failure(&other, &no_call), None);
+        assert_eq!(
+            swallows_every_failure(&other, &preamble_stmt, &no_call),
+            None
+        );
         // Not the whole body.
         let mut more = try_of(vec![("e".into(), vec![local("Exception")])]);
         more.push(Stmt::Jump);
-        assert_eq!(swallows_every_failure(&more, &no_call), None);
+        assert_eq!(
+            swallows_every_failure(&more, &preamble_stmt, &no_call),
+            None
+        );
         // A class of the project named like a catch-all is not one.
         assert!(!catches_all("com.acme.Exception"));
     }

@@ -25,7 +25,7 @@ declare_rule! {
     ///   handing the caught exception to a method that throws (a project method with a `throw`
     ///   in its body or in a method it hands the exception on to, `failures.handle(id, e)`, or a
     ///   library rethrower such as Guava's `Throwables.throwIfUnchecked(e)`); or it ends in such a `try` after
-    ///   only local declarations (whose initializers call no method on `this`) and logging calls
+    ///   only local declarations (whose initializers call no method on `this`), logging calls and metrics calls
     ///   (`log.warn(…)`), which can fail only before the work in the `try` starts; or its last
     ///   statement, after only such declarations and logging calls, calls a method on `this`/`super` with simple arguments (names, literals, lambdas, field
     ///   reads) whose body never fails by these rules, followed a few calls deep — the message
