@@ -5,6 +5,7 @@
 //! order and the `[[regions.aspect]]` rows); no framework is named here.
 
 use super::enablers::Enablers;
+use super::failures::{Rethrows, observes};
 use super::retried_exceptions::{RetriedExceptions, Verdict, retried_exceptions, verdict};
 use crate::catalogue::{AnnotationRegion, AspectRow, Catalogue, ExceptionSettings};
 use crate::java::ir::{Annotation, Block, Call, Expr, Method, Node, Stmt};
@@ -311,7 +312,7 @@ pub fn never_fails_at_all(project: &Project, cat: &Catalogue, id: MethodId) -> b
 }
 
 /// How deep [`never_fails`] follows calls on `this`.
-const DELEGATION_DEPTH: usize = 4;
+pub(super) const DELEGATION_DEPTH: usize = 4;
 
 /// Does the body of `id` never fail? It does not when it swallows every failure
 /// ([`swallows_every_failure`]), or when its last statement (an expression statement or a
@@ -468,130 +469,6 @@ pub fn swallows_every_failure(
     (!rethrown).then_some((caught, !before.is_empty()))
 }
 
-/// Calls that throw the exception they are handed: a library rethrower of the catalogue
-/// (`Throwables.throwIfUnchecked(e)`), or a project method with a `throw` in its body, or that
-/// hands its parameter on to one ([`DELEGATION_DEPTH`] calls deep).
-struct Rethrows<'a> {
-    project: &'a Project,
-    cat: &'a Catalogue,
-}
-
-impl<'a> Rethrows<'a> {
-    fn new(project: &'a Project, cat: &'a Catalogue) -> Self {
-        Rethrows { project, cat }
-    }
-
-    /// Does `block`, code of method `id`, call something that may throw the exception held in
-    /// `var` (the argument is `var` itself)?
-    fn through_call(&self, id: MethodId, var: &str, block: &Block, depth: usize) -> bool {
-        let calls = calls_passing(block, var);
-        if calls.is_empty() {
-            return false;
-        }
-        if calls.iter().any(|(c, _)| self.library_rethrower(id, c)) {
-            return true;
-        }
-        if depth >= DELEGATION_DEPTH {
-            return false;
-        }
-        let sites = crate::semantic::callgraph::call_sites(self.project, self.cat, id);
-        calls.iter().any(|(c, i)| {
-            sites
-                .iter()
-                .filter(|(_, span, _)| *span == c.span)
-                .any(|(_, _, target)| self.may_throw(*target, *i, depth + 1))
-        })
-    }
-
-    /// May project method `m` throw what it is handed as parameter `i`: its body has a `throw`,
-    /// or hands that parameter on to a call that may?
-    fn may_throw(&self, m: MethodId, i: usize, depth: usize) -> bool {
-        let mm = self.project.method(m);
-        let Some(body) = mm.peek_body() else {
-            return false;
-        };
-        let body: &Block = &body;
-        if throws_in(body) {
-            return true;
-        }
-        mm.params
-            .get(i)
-            .is_some_and(|p| self.through_call(m, &p.name, body, depth))
-    }
-
-    /// Is `c` a static call of one of the catalogue's library rethrowers?
-    fn library_rethrower(&self, id: MethodId, c: &Call) -> bool {
-        let Some(d) = c.recv.as_ref().and_then(|r| r.dotted()) else {
-            return false;
-        };
-        let rows = &self.cat.regions.rethrow;
-        if !rows.iter().any(|r| r.methods.contains(&c.name)) {
-            return false;
-        }
-        let class = self.project.class_of(id);
-        let t = self.project.resolve_type(id.0, Some(class.1 as usize), &d);
-        rows.iter()
-            .any(|r| r.methods.contains(&c.name) && self.project.type_is(&t, &r.class))
-    }
-}
-
-/// The calls in `block` (not in a lambda or an anonymous class) that take `var` itself as an
-/// argument, with its position.
-fn calls_passing<'b>(block: &'b Block, var: &str) -> Vec<(&'b Call, usize)> {
-    let mut out = Vec::new();
-    let mut stack: Vec<Node<'b>> = block.iter().map(Node::Stmt).collect();
-    while let Some(n) = stack.pop() {
-        match n {
-            Node::Expr(Expr::Lambda(_)) => {}
-            Node::Expr(Expr::New(x)) => stack.extend(x.args.iter().map(Node::Expr)),
-            Node::Expr(Expr::Call(c)) => {
-                if let Some(i) = c
-                    .args
-                    .iter()
-                    .position(|a| matches!(a.peel(), Expr::Name(n, _) if n == var))
-                {
-                    out.push((&**c, i));
-                }
-                n.children(&mut stack);
-            }
-            n => n.children(&mut stack),
-        }
-    }
-    out
-}
-
-/// A call on an observability object of the catalogue (`meterRegistry.counter(…).increment()`,
-/// `requests.increment()`): it records that the work is about to run and does none of it, so
-/// like a logging call it may come before the catch-all `try`. The object is a field of the
-/// method's class (or of a class it extends) whose declared type is one of
-/// `[[regions.observability]]`'s.
-fn observes(project: &Project, cat: &Catalogue, id: MethodId, s: &Stmt) -> bool {
-    let Stmt::Expr(Expr::Call(c)) = s else {
-        return false;
-    };
-    let mut e = c.recv.as_ref();
-    let root = loop {
-        match e.map(Expr::peel) {
-            Some(Expr::Call(x)) => e = x.recv.as_ref(),
-            Some(Expr::Name(n, _)) => break n,
-            Some(Expr::Field(r, n, _)) if matches!(r.peel(), Expr::This(_)) => break n,
-            _ => return false,
-        }
-    };
-    let m = project.method(id);
-    if m.params.iter().any(|p| &p.name == root) {
-        return false;
-    }
-    let Some((owner, f)) = project.field(project.class_of(id), root) else {
-        return false;
-    };
-    let t = project.resolve_type(owner.0, Some(owner.1 as usize), &f.ty);
-    cat.regions
-        .observability
-        .iter()
-        .any(|row| row.types.iter().any(|x| project.type_is(&t, x)))
-}
-
 /// A statement that may come before the catch-all `try` of a body that never fails.
 fn preamble_stmt(s: &Stmt) -> bool {
     match s {
@@ -646,7 +523,7 @@ fn calls_this(e: &Expr) -> bool {
 }
 
 /// Does a `throw` statement run in `block` (not in a lambda or an anonymous class in it)?
-fn throws_in(block: &Block) -> bool {
+pub(super) fn throws_in(block: &Block) -> bool {
     !throws_of(block).is_empty()
 }
 

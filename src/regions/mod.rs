@@ -4,6 +4,7 @@
 mod annotations;
 mod calls;
 mod enablers;
+mod failures;
 mod function_beans;
 mod implementations;
 pub mod liveness;
