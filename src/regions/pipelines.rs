@@ -331,16 +331,9 @@ impl<'p> Upstream<'p> {
             }
             Expr::Call(c) => {
                 for m in self.project_targets(id, defs, c) {
-                    let Some(body) = self.project.method(m).body() else {
-                        continue;
-                    };
-                    let mut inner = Defs::new();
-                    collect_defs(body, &mut inner);
-                    let mut rets = Vec::new();
-                    collect_returns(body, &mut rets);
-                    for r in rets {
-                        self.object_parts(m, &inner, r, calls, depth + 1, out);
-                    }
+                    self.each_return(m, &mut |inner, r| {
+                        self.object_parts(m, inner, r, calls, depth + 1, out)
+                    });
                 }
             }
             _ => {}
@@ -348,6 +341,11 @@ impl<'p> Upstream<'p> {
     }
 
     fn upstream_of_method(&self, m: MethodId, depth: usize, out: &mut Vec<Part>) {
+        self.each_return(m, &mut |defs, r| self.upstream(m, defs, r, depth + 1, out));
+    }
+
+    /// Runs `f` on each expression project method `m` returns, with the method's locals.
+    fn each_return(&self, m: MethodId, f: &mut dyn FnMut(&Defs, &Expr)) {
         let Some(body) = self.project.method(m).body() else {
             return;
         };
@@ -356,7 +354,7 @@ impl<'p> Upstream<'p> {
         let mut rets = Vec::new();
         collect_returns(body, &mut rets);
         for r in rets {
-            self.upstream(m, &defs, r, depth + 1, out);
+            f(&defs, r);
         }
     }
 }
