@@ -710,10 +710,15 @@ impl Cx<'_> {
             .map(<[SourceKind]>::to_vec)
     }
 
+    /// What a coarse conversion (`toLocalDate()`, `YearMonth.from(…)`) leaves of its input: not
+    /// the per-attempt values of its kinds, and not what a parameter or a field brought in
+    /// either — whatever the caller passes, the result is a coarse date (SPEC 4), so
+    /// `DAY.format(now.toLocalDate())` with `now` a parameter is stable for every caller.
     pub(super) fn strip_kinds(&self, t: Taint, kinds: &[SourceKind]) -> Taint {
         t.into_iter()
             .filter(|o| match o {
                 Origin::Fresh(i) => !kinds.contains(&self.out.sources[*i as usize].kind),
+                Origin::Param(_) | Origin::ParamField(..) | Origin::Field(_) => false,
                 _ => true,
             })
             .collect()
