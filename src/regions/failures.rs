@@ -115,20 +115,14 @@ pub(super) fn observes(project: &Project, cat: &Catalogue, id: MethodId, s: &Stm
     let Stmt::Expr(Expr::Call(c)) = s else {
         return false;
     };
-    let mut e = c.recv.as_ref();
-    let root = loop {
-        match e.map(Expr::peel) {
-            Some(Expr::Call(x)) => e = x.recv.as_ref(),
-            Some(Expr::Name(n, _)) => break n,
-            Some(Expr::Field(r, n, _)) if matches!(r.peel(), Expr::This(_)) => break n,
-            _ => return false,
-        }
+    let Some(root) = super::registration::chain_root(c) else {
+        return false;
     };
     let m = project.method(id);
-    if m.params.iter().any(|p| &p.name == root) {
+    if m.params.iter().any(|p| p.name == root) {
         return false;
     }
-    let Some((owner, f)) = project.field(project.class_of(id), root) else {
+    let Some((owner, f)) = project.field(project.class_of(id), &root) else {
         return false;
     };
     let t = project.resolve_type(owner.0, Some(owner.1 as usize), &f.ty);

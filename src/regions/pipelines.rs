@@ -202,10 +202,10 @@ impl<'p> Upstream<'p> {
         }
         match e.peel() {
             Expr::Call(c) => {
-                if matches!(
-                    c.recv.as_ref().map(Expr::peel),
-                    Some(Expr::Name(..) | Expr::Field(..))
-                ) {
+                if let Some(r @ (Expr::Name(..) | Expr::Field(..))) =
+                    c.recv.as_ref().map(Expr::peel)
+                    && !self.is_type_name(id, defs, r)
+                {
                     self.chain.borrow_mut().push((id, c.span));
                 }
                 for (i, a) in c.args.iter().enumerate() {
@@ -331,7 +331,7 @@ impl<'p> Upstream<'p> {
             }
             Expr::Call(c) => {
                 for m in self.project_targets(id, defs, c) {
-                    self.each_return(m, &mut |inner, r| {
+                    each_return(self.project, m, &mut |inner, r| {
                         self.object_parts(m, inner, r, calls, depth + 1, out)
                     });
                 }
@@ -341,20 +341,22 @@ impl<'p> Upstream<'p> {
     }
 
     fn upstream_of_method(&self, m: MethodId, depth: usize, out: &mut Vec<Part>) {
-        self.each_return(m, &mut |defs, r| self.upstream(m, defs, r, depth + 1, out));
+        each_return(self.project, m, &mut |defs, r| {
+            self.upstream(m, defs, r, depth + 1, out)
+        });
     }
+}
 
-    /// Runs `f` on each expression project method `m` returns, with the method's locals.
-    fn each_return(&self, m: MethodId, f: &mut dyn FnMut(&Defs, &Expr)) {
-        let Some(body) = self.project.method(m).body() else {
-            return;
-        };
-        let mut defs = Defs::new();
-        collect_defs(body, &mut defs);
-        let mut rets = Vec::new();
-        collect_returns(body, &mut rets);
-        for r in rets {
-            f(&defs, r);
-        }
+/// Runs `f` on each expression project method `m` returns, with the method's locals.
+pub(super) fn each_return(project: &Project, m: MethodId, f: &mut dyn FnMut(&Defs, &Expr)) {
+    let Some(body) = project.method(m).body() else {
+        return;
+    };
+    let mut defs = Defs::new();
+    collect_defs(body, &mut defs);
+    let mut rets = Vec::new();
+    collect_returns(body, &mut rets);
+    for r in rets {
+        f(&defs, r);
     }
 }

@@ -6,7 +6,7 @@
 //! declarative client's configuration together with a bean that makes the client re-send.
 //! An interceptor whose registration is not found is not a region.
 
-use super::pipelines::collect_returns;
+use super::pipelines::{collect_returns, each_return};
 use super::{Part, Region};
 use crate::catalogue::{Catalogue, InterceptorRegion};
 use crate::java::ir::*;
@@ -313,15 +313,9 @@ impl Resolver<'_> {
     /// What a project method returns: lambdas, anonymous classes, `new X()`, or its declared
     /// interceptor class.
     fn returned_parts(&self, m: MethodId, depth: usize, out: &mut Vec<Part>) {
-        let mm = self.project.method(m);
-        let Some(body) = mm.body() else { return };
-        let mut rets = Vec::new();
-        collect_returns(body, &mut rets);
-        let mut defs = Defs::new();
-        collect_defs(body, &mut defs);
-        for e in rets {
-            self.parts(m, &defs, e, depth, out);
-        }
+        each_return(self.project, m, &mut |defs, e| {
+            self.parts(m, defs, e, depth, out)
+        });
     }
 
     /// The methods of project class `k` that run for every request, when `k` implements one of
@@ -774,7 +768,7 @@ impl<'p> Visitor<'p> for Registered<'_> {
 }
 
 /// The variable a call chain starts from (`rest` in `this.rest.getInterceptors().add(i)`).
-fn chain_root(c: &Call) -> Option<String> {
+pub(super) fn chain_root(c: &Call) -> Option<String> {
     let mut e = c.recv.as_ref()?;
     loop {
         match e.peel() {
