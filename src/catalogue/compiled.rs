@@ -133,6 +133,7 @@ macro_rules! each_table {
         $apply!(guards, compute_once, "guard");
         $apply!(guards, persist, "guard");
         $apply!(guards, outbox, "guard");
+        $apply!(guards, sweep, "guard");
         $apply!(guards, cluster_lock, "guard");
         $apply!(side_effects, call, "side-effect");
         $apply!(side_effects, key_carrier, "side-effect");
@@ -287,6 +288,7 @@ pub struct Guards {
     pub compute_once: Vec<ComputeOnce>,
     pub persist: PersistCalls,
     pub outbox: Vec<Outbox>,
+    pub sweep: Vec<Sweep>,
     pub cluster_locks: ClusterLocks,
 }
 
@@ -671,6 +673,7 @@ impl Catalogue {
                     prefixes: g.persist.into_iter().flat_map(|p| p.prefixes).collect(),
                 },
                 outbox: g.outbox,
+                sweep: g.sweep,
                 cluster_locks: locks,
             },
             side_effects: SideEffects {

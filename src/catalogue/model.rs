@@ -432,6 +432,58 @@ impl Model for Catalogue {
             .any(|o| o.entities.iter().any(|e| is(e)))
     }
 
+    fn selected_by(&self, finder: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for row in &self.guards.sweep {
+            let Some(rest) = row
+                .finders
+                .iter()
+                .find_map(|f| finder.strip_prefix(f.as_str()))
+            else {
+                continue;
+            };
+            let Some((_, cond)) = rest.split_once("By") else {
+                continue;
+            };
+            let cond = cond.split("OrderBy").next().unwrap_or(cond);
+            for part in split_words(cond, &["And", "Or"]) {
+                out.push(crate::dataflow::property_key(part));
+                // A condition keyword ends the property (`DueAtBefore`); a property may also
+                // end like one (`LastLogin`), so both are kept.
+                if let Some(p) = row
+                    .operators
+                    .iter()
+                    .filter_map(|o| part.strip_suffix(o.as_str()))
+                    .filter(|p| !p.is_empty())
+                    .min_by_key(|p| p.len())
+                {
+                    out.push(crate::dataflow::property_key(p));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn is_query_annotation(&self, is: &dyn Fn(&str) -> bool) -> bool {
+        self.guards
+            .sweep
+            .iter()
+            .any(|s| s.queries.iter().any(|q| is(q)))
+    }
+
+    fn set_property(&self, method: &str) -> Option<String> {
+        self.guards.sweep.iter().find_map(|s| {
+            s.setters.iter().find_map(|p| {
+                method
+                    .strip_prefix(p.as_str())
+                    .filter(|r| r.starts_with(|c: char| c.is_ascii_uppercase()))
+                    .map(crate::dataflow::property_key)
+            })
+        })
+    }
+
     fn transaction(&self, is: &dyn Fn(&str) -> bool, propagation: Option<&str>) -> Option<Tx> {
         let row = self
             .guards
@@ -601,4 +653,30 @@ fn sql_words(sql: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase()
+}
+
+/// The parts of a derived query's condition between the capitalised words `seps`
+/// (`StatusAndDueAtBefore` at `And`: `Status`, `DueAtBefore`); a separator counts only where a
+/// capital letter follows it (`Ordinal` is one property).
+fn split_words<'a>(s: &'a str, seps: &[&str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 1;
+    while i < s.len() {
+        let hit = seps.iter().find(|sep| {
+            s[i..].starts_with(**sep)
+                && s[i + sep.len()..].starts_with(|c: char| c.is_ascii_uppercase())
+        });
+        if let Some(sep) = hit {
+            out.push(&s[start..i]);
+            start = i + sep.len();
+            i = start + 1;
+        } else {
+            i += s[i..].chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
 }

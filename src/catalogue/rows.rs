@@ -276,6 +276,12 @@ row!(Outbox, |r| format!(
     few(&r.transactions),
     few(&r.regions)
 ));
+row!(Sweep, |r| format!(
+    "queries of {} and {} marked by {}",
+    few(&r.finders),
+    few(&r.queries),
+    few(&r.setters)
+));
 row!(ClusterLock, |r| {
     let parts = [
         ("@", &r.annotations),

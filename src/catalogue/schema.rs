@@ -730,7 +730,7 @@ pub struct SinkParameter {
 
 /// Guards: `[[guards.absence]]`, `[[guards.presence]]`, `[[guards.absent_fallback]]`,
 /// `[[guards.first_attempt]]`, `[[guards.store]]`, `[[guards.compute_once]]`,
-/// `[[guards.persist]]`, `[[guards.outbox]]`, `[[guards.cluster_lock]]`.
+/// `[[guards.persist]]`, `[[guards.outbox]]`, `[[guards.sweep]]`, `[[guards.cluster_lock]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GuardTables {
@@ -742,6 +742,7 @@ pub struct GuardTables {
     pub compute_once: Vec<ComputeOnce>,
     pub persist: Vec<Persist>,
     pub outbox: Vec<Outbox>,
+    pub sweep: Vec<Sweep>,
     pub cluster_lock: Vec<ClusterLock>,
 }
 
@@ -812,6 +813,24 @@ pub struct Outbox {
     /// Annotations whose explicit `order` attribute may put the transaction outside the retry.
     #[serde(default)]
     pub orders: Vec<String>,
+}
+
+/// A sweep that marks what it selects: the queries whose selection a scheduled firing reads
+/// (derived finder names, query annotations) and the setters that change a selected field.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    pub id: String,
+    /// Subjects of a derived query method, up to its `By` (`find`, `findAll`, `findTop10`…: the
+    /// words after the subject and before `By` are ignored).
+    pub finders: Vec<String>,
+    /// Condition keywords that end a property in a derived query name (`Before`,
+    /// `LessThanEqual`), longest first where one ends another.
+    pub operators: Vec<String>,
+    /// Annotations whose text is the query a repository method runs (`@Query`).
+    pub queries: Vec<String>,
+    /// Prefixes of the methods that set a property (`set`).
+    pub setters: Vec<String>,
 }
 
 /// Cluster-wide locks; every column is optional.

@@ -239,3 +239,37 @@ fn lock_sql_ignores_layout() {
     assert!(c.is_lock_sql("UPDATE inbox e SET e.status = 'IN_PROGRESS'\nWHERE e.id = :id"));
     assert!(!c.is_lock_sql("SELECT e.id FROM inbox e WHERE e.status = 'PENDING'"));
 }
+
+#[test]
+fn derived_queries_name_what_they_select_by() {
+    use crate::dataflow::Model;
+    let c = Catalogue::parse().expect("catalogue parses");
+    let by = |name: &str| c.selected_by(name);
+    assert_eq!(
+        by("findByStatusAndExpiresAtBefore"),
+        ["expiresat", "expiresatbefore", "status"]
+    );
+    // Subject words before `By`, `OrderBy`, `Or`, and a property that ends like a keyword.
+    assert_eq!(
+        by("findTop10ByStatusOrLastLoginIsNullOrderByCreatedAtAsc"),
+        ["lastlogin", "lastloginisnull", "status"]
+    );
+    // A property that ends like a keyword is kept whole too.
+    assert_eq!(by("findByCheckIn"), ["check", "checkin"]);
+    assert_eq!(
+        by("findAllByFirstResponseBreachedFalse"),
+        ["firstresponsebreached", "firstresponsebreachedfalse"]
+    );
+    // `Ordinal` and `Organization` are not split at `Or`.
+    assert_eq!(by("findByOrganizationId"), ["organizationid"]);
+    // Not derived queries: no `By`, or not a finder.
+    assert!(by("findFirstResponseBreaches").is_empty());
+    assert!(by("save").is_empty());
+    assert!(by("deleteByStatus").is_empty());
+    assert_eq!(c.set_property("setStatus").as_deref(), Some("status"));
+    assert_eq!(
+        c.set_property("setReminderSentAt").as_deref(),
+        Some("remindersentat")
+    );
+    assert_eq!(c.set_property("settle"), None);
+}

@@ -182,6 +182,7 @@ impl Cx<'_> {
         };
         self.call_effects(c, &recv_t, &args, &here);
         // Entity properties: a setter stores, a getter reads back what was stored.
+        self.note_mark(c, &args);
         if let (Some(r), Some(prop)) = (&c.recv, property_of(&c.name, "set"))
             && let Some(owner) = self.place_of(r)
             && args.len() == 1
@@ -214,6 +215,7 @@ impl Cx<'_> {
         drop(site);
         if stored {
             self.note_lookup(c, &args, &BTreeSet::new());
+            self.note_selection(c);
             return Taint::new();
         }
         // A call that returns its argument itself (`repository.save(entity)`): the same object,

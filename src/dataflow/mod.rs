@@ -28,12 +28,14 @@ mod shapes;
 mod site;
 mod sql;
 mod summaries;
+mod sweeps;
 
 pub use conds::{Cond, Fact, Test};
 pub use cx::{MAX_STEPS, analyze};
 pub use model::{Model, SourceKind};
 pub use place::FieldPath;
 pub use summaries::{BodyFiles, Read, Reuse, summarize};
+pub use sweeps::{Sweep, property_key};
 
 use crate::java::ir::*;
 pub use crate::semantic::Loc;
@@ -337,6 +339,8 @@ pub struct MethodFlow {
     /// Header containers holding a key, made here or returned by a callee, and the requests
     /// this method sends them on.
     pub containers: Vec<Container>,
+    /// What the method's storage queries select by and what it sets (a sweep's marks).
+    pub sweep: Sweep,
 }
 
 impl MethodFlow {

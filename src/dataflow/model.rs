@@ -264,6 +264,23 @@ pub trait Model: Factories + Sync {
     /// The transaction a method annotated so runs in (`@Transactional(propagation = …)`, the
     /// propagation by its constant's simple name); `None` when the annotation is not one.
     fn transaction(&self, is: &dyn Fn(&str) -> bool, propagation: Option<&str>) -> Option<Tx>;
+    /// The properties a derived query method selects by (`findByStatusAndDueAtBefore`: `status`,
+    /// `dueAt`), each lowercased without underscores; empty when the name derives no query.
+    fn selected_by(&self, finder: &str) -> Vec<String> {
+        let _ = finder;
+        Vec::new()
+    }
+    /// Is an annotation so the query text of a repository method (`@Query`)?
+    fn is_query_annotation(&self, is: &dyn Fn(&str) -> bool) -> bool {
+        let _ = is;
+        false
+    }
+    /// The property a call of a method named so sets (`setStatus`: `status`), lowercased
+    /// without underscores.
+    fn set_property(&self, method: &str) -> Option<String> {
+        let _ = method;
+        None
+    }
 
     // Side effects.
     fn side_effect(&self, call: &dyn Site) -> Option<SideEffectMatch<'_>>;

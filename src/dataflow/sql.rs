@@ -100,9 +100,62 @@ fn top_level(s: &str) -> Vec<&str> {
     out
 }
 
+/// The columns or properties a query's conditions test (`… where e.status = 'OPEN' and
+/// e.dueAt < :now`: `status`, `dueat`), each as [`super::sweeps::property_key`] spells it: the
+/// name (or the last segment of a path) right before a comparison, `is`, `in`, `like`,
+/// `between` or `not`, in the text after the first `where`.
+pub(super) fn selected_columns(sql: &str) -> Vec<String> {
+    let lower = sql.to_ascii_lowercase();
+    let Some(at) = lower.find(" where ") else {
+        return Vec::new();
+    };
+    let mut rest = &lower[at + 7..];
+    for end in [
+        " order by ",
+        " group by ",
+        " limit ",
+        " for update",
+        " returning ",
+    ] {
+        if let Some(i) = rest.find(end) {
+            rest = &rest[..i];
+        }
+    }
+    let bytes = rest.as_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !ident(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && ident(bytes[i]) {
+            i += 1;
+        }
+        let word = &rest[start..i];
+        let bound = start > 0 && matches!(bytes[start - 1], b':' | b'?' | b'\'' | b'@');
+        let after = rest[i..].trim_start();
+        let compared = after.starts_with(['=', '<', '>', '!'])
+            || ["is ", "in ", "in(", "like ", "between ", "not "]
+                .iter()
+                .any(|k| after.starts_with(k));
+        let name = word.rsplit('.').next().unwrap_or(word);
+        if compared
+            && !bound
+            && name.starts_with(|c: char| c.is_ascii_alphabetic())
+            && !["and", "or", "not", "where", "is", "null"].contains(&name)
+        {
+            out.push(super::sweeps::property_key(name));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::stored_only_if_absent;
+    use super::{selected_columns, stored_only_if_absent};
 
     const UPSERT: &str = "INSERT INTO dispatches (message_id, channel, status, idempotency_key)
         VALUES (:messageId, :channel, 'PROCESSING', :idempotencyKey)
@@ -147,6 +200,31 @@ mod tests {
             "insert into k (id, idem) values (:id, :key) on duplicate key update idem = values(idem)",
             "key"
         ));
+    }
+
+    #[test]
+    fn conditions_name_what_a_query_selects_by() {
+        let jpql = "SELECT e FROM EscalationEntity e WHERE e.firstResponseBreached = false \
+                    AND e.firstRespondedAt IS NULL AND e.dueAt < :now \
+                    AND e.status IN ('OPEN','ASSIGNED') ORDER BY e.createdAt";
+        assert_eq!(
+            selected_columns(jpql),
+            [
+                "firstresponsebreached",
+                "firstrespondedat",
+                "dueat",
+                "status"
+            ]
+        );
+        let native = "select * from reminder where status = 'PENDING' and due_at <= ?1 \
+                      for update skip locked";
+        assert_eq!(selected_columns(native), ["status", "dueat"]);
+        assert!(selected_columns("select r from Reminder r").is_empty());
+        // A bound parameter on the left is not a column.
+        assert_eq!(
+            selected_columns("from T t where :k = t.key"),
+            Vec::<String>::new()
+        );
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
             }
             if ev.sink.row_write {
                 covering.retain(|i| !*outboxes.entry(*i).or_insert_with(|| outbox(cx, *i)));
+                covering.retain(|i| !super::swept::marks_selection(cx, *i, *id));
             }
             // A key header in a container counts where the region sends the container on a
             // request that is not a read.

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 mod key;
 mod reach;
 mod recorded;
+mod swept;
 
 mod rl001;
 mod rl002;

@@ -82,6 +82,29 @@ declare_rule! {
     /// the retry and the transaction (`@EnableRetry(order = …)`,
     /// `@EnableTransactionManagement(order = …)`, `resilience4j.retry.retry-aspect-order`).
     ///
+    /// A scheduled sweep that writes its key only into outbox rows is silent when it marks what
+    /// it selects: in a transaction the firing opens (its own `@Transactional` method, or one
+    /// it calls on another bean), it sets a property that its repository query selects rows by
+    /// — a word of a derived query (`findByStatusAndDueDateBefore`) or a condition of its
+    /// `@Query` — to a value it decides (a literal, an enum constant, the clock) on an object
+    /// of the rows' class. A failed firing rolls back the rows, their keys and the marks; a
+    /// firing that commits has taken its items out of the next firing's selection.
+    /// ```java
+    /// @Scheduled(cron = "0 */5 * * * *")
+    /// @Transactional
+    /// public void markOverdue() {
+    ///     for (Invoice invoice : invoices.findByStatusAndDueDateBefore(OPEN, LocalDate.now())) {
+    ///         invoice.setStatus(OVERDUE);
+    ///         notices.save(DunningNotice.builder().invoiceId(invoice.getId())
+    ///                 .idempotencyKey(UUID.randomUUID().toString()).build());   // silent
+    ///     }
+    /// }
+    /// ```
+    /// Still reported: a sweep that marks nothing it selects by (every firing writes its items
+    /// again under new keys), one that writes back the value it selected by, one without a
+    /// transaction around both (or entering it through a call on `this`), and a row or a mark
+    /// written through a `REQUIRES_NEW` method.
+    ///
     /// ## When it is silent: the operation is on record before the key goes out
     /// A region that first looks its own store up by values that are the same on every attempt
     /// (the message's topic, partition and offset; the request's id) and ends the attempt

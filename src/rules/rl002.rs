@@ -58,6 +58,11 @@ declare_rule! {
     /// The same key also sent in a header or body, a listener's transaction, and a row saved
     /// through a `REQUIRES_NEW` method are still reported.
     ///
+    /// So is a scheduled sweep that marks, in the transaction that writes its outbox rows, what
+    /// its query selects by (`findUnreminded()` selecting `reminderSentAt is null`, then
+    /// `invoice.setReminderSentAt(Instant.now())`): a committed firing takes its items out of
+    /// the next one's selection, a failed one rolls its rows and keys back. RL001 explains it.
+    ///
     /// ## When it is silent: the clock in another field
     /// Flow is field-sensitive: a time written into one field of an object — a builder method,
     /// a setter, a constructor argument — reaches a key only through that field. A key built
