@@ -278,6 +278,27 @@ def print_report(results: list[RepoResult], out) -> None:
         found = sum(1 for r in checked for f in r.findings if f.rule == rule)
         print(f"{rule:<6} {found:>8} {tp:>4} {fp:>4} {unlabelled:>6} {ratio(tp, tp + fp):>9}", file=out)
 
+    # One monorepo can dominate a rule's figures: the same rule per repository, each repository
+    # with a labelled finding of the rule counting once (the mean of their precisions), and the
+    # precision without the repository that has most of the rule's findings.
+    print("\nprecision per rule and repository (repositories with a labelled finding of the rule)", file=out)
+    print(f"{'rule':<6} {'repos':>5} {'mean':>6} {'largest repository (its findings)':<52} {'without it':>10}", file=out)
+    for rule in RULES:
+        per = []
+        for r in checked:
+            tp = sum(1 for l in r.tp if l.rule == rule)
+            fp = sum(1 for l in r.fp if l.rule == rule)
+            if tp + fp:
+                per.append((tp + fp, f"{r.repo}@{r.commit[:8]}", tp, fp))
+        if not per:
+            continue
+        mean = sum(tp / (tp + fp) for _, _, tp, fp in per) / len(per)
+        big = max(per)
+        rest_tp = sum(tp for _, _, tp, _ in per) - big[2]
+        rest_fp = sum(fp for _, _, _, fp in per) - big[3]
+        name = f"{big[1]} ({big[0]})"
+        print(f"{rule:<6} {len(per):>5} {mean:>6.2f} {name:<52} {ratio(rest_tp, rest_tp + rest_fp):>10}", file=out)
+
     known = [l for r in checked for l in r.tp + r.missing_tp]
     still = [l for r in checked for l in r.tp]
     print(f"\nknown bugs (tp rows): {len(still)} of {len(known)} found (recall {ratio(len(still), len(known))})", file=out)
