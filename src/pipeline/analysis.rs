@@ -65,12 +65,14 @@ pub(crate) fn find(
     sends.by_call = instance_sends;
     // A functional value called where it is held runs the lambdas stored into it: a region
     // that makes the call enters them as it enters a client's interceptors.
-    sends.by_call.extend(crate::phase("functions", || {
+    let functions = crate::phase("functions", || {
         regions::function_sends(project, cat, &|file, scan| match &round {
             Some(r) => r.scan_plain(Scan::FunctionCalls, (file, u32::MAX), scan),
             None => scan(),
         })
-    }));
+    });
+    sends.by_call.extend(functions.held);
+    sends.own_calls = functions.own;
     // The bodies the region search read are given back; those the regions reach are read
     // again below, a batch at a time.
     project.release_bodies();

@@ -612,6 +612,7 @@ pub fn client_sends(
     Sends {
         by_method,
         by_call: Vec::new(),
+        own_calls: Vec::new(),
     }
 }
 
@@ -630,6 +631,9 @@ fn annotated_as(project: &Project, c: ClassRef, anns: &[Annotation], types: &[St
 pub struct Sends {
     pub by_method: BTreeMap<MethodId, Vec<Part>>,
     pub by_call: Vec<InstanceSend>,
+    /// Calls entered only by a region written in the calling method itself (a functional
+    /// parameter's call: see `stored_functions::FunctionSends::own`).
+    pub own_calls: Vec<InstanceSend>,
 }
 
 /// A call on a client instance: the calling method, the call's scope, the interceptors' code.
@@ -641,6 +645,7 @@ impl Sends {
         self.by_method
             .values()
             .chain(self.by_call.iter().map(|(_, _, _, p)| p))
+            .chain(self.own_calls.iter().map(|(_, _, _, p)| p))
             .flatten()
             .map(|p| match p {
                 Part::Whole(m) | Part::Scopes(m, _) => *m,

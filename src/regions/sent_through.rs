@@ -19,7 +19,7 @@ pub fn enter_interceptors(
     regions: &mut [Region],
     sends: &Sends,
 ) {
-    if sends.by_method.is_empty() && sends.by_call.is_empty() {
+    if sends.by_method.is_empty() && sends.by_call.is_empty() && sends.own_calls.is_empty() {
         return;
     }
     for r in regions.iter_mut() {
@@ -28,15 +28,14 @@ pub fn enter_interceptors(
         for _ in 0..MAX_ROUNDS {
             let reached = reach(project, graph, r);
             // A call on a client instance runs where the region runs its scope.
+            let own_code = |m: MethodId, s: ScopeId| {
+                r.parts.iter().any(|p| match p {
+                    Part::Whole(x) => *x == m,
+                    Part::Scopes(x, roots) => *x == m && scope_within(project.method(m), s, roots),
+                })
+            };
             let runs = |m: MethodId, s: ScopeId, span: Span| {
-                reached.contains(&m)
-                    || r.sends_at.contains(&(m, span))
-                    || r.parts.iter().any(|p| match p {
-                        Part::Whole(x) => *x == m,
-                        Part::Scopes(x, roots) => {
-                            *x == m && scope_within(project.method(m), s, roots)
-                        }
-                    })
+                reached.contains(&m) || r.sends_at.contains(&(m, span)) || own_code(m, s)
             };
             let triggered: Vec<(MethodId, &Vec<Part>)> = sends
                 .by_method
@@ -48,6 +47,13 @@ pub fn enter_interceptors(
                         .by_call
                         .iter()
                         .filter(|(m, s, span, _)| runs(*m, *s, *span))
+                        .map(|(m, _, _, p)| (*m, p)),
+                )
+                .chain(
+                    sends
+                        .own_calls
+                        .iter()
+                        .filter(|(m, s, _, _)| own_code(*m, *s))
                         .map(|(m, _, _, p)| (*m, p)),
                 )
                 .collect();

@@ -48,13 +48,25 @@ pub struct FileCalls {
 }
 
 /// The calls of a functional method on a held value, with the code each one runs.
+#[derive(Debug, Default)]
+pub struct FunctionSends {
+    /// Calls on a field: every region that runs the call runs what the field holds.
+    pub held: Vec<InstanceSend>,
+    /// Calls on a parameter (`task.get()`): they run what each caller passes, so they are
+    /// entered only by a region written in the method itself — a retry loop around the call, a
+    /// retried method or a recursive retry that runs its caller's function on every attempt —
+    /// while a region that calls the method covers the function it passes already.
+    pub own: Vec<InstanceSend>,
+}
+
+/// The calls of a functional method on a held value, with the code each one runs.
 /// `per_file` gives the [`FileCalls`] of a file, from the function it is passed (which scans
 /// the file) or from a cache.
 pub fn function_sends(
     project: &Project,
     cat: &Catalogue,
     per_file: &(dyn Fn(u32, &dyn Fn() -> FileCalls) -> FileCalls + Sync),
-) -> Vec<InstanceSend> {
+) -> FunctionSends {
     use rayon::prelude::*;
     let rows = &cat.regions.function_call;
     let names: HashSet<&str> = rows
@@ -77,7 +89,7 @@ pub fn function_sends(
         }
     }
     if sites.is_empty() {
-        return Vec::new();
+        return FunctionSends::default();
     }
     for v in by_call_name.values_mut() {
         v.sort();
@@ -139,8 +151,12 @@ pub fn function_sends(
         work = next;
     }
     // What each holder holds, with what flows into it, transitively.
-    let mut out = Vec::new();
+    let mut out = FunctionSends::default();
     for (m, scope, span, h) in sites {
+        let h_kind = match h {
+            Holder::Field(..) => Kind::Field,
+            Holder::Param(..) => Kind::Param,
+        };
         let mut parts: BTreeSet<Part> = BTreeSet::new();
         let mut seen = BTreeSet::from([h.clone()]);
         let mut stack = vec![h];
@@ -155,12 +171,16 @@ pub fn function_sends(
             }
         }
         if !parts.is_empty() {
-            out.push((
+            let send = (
                 m,
                 scope,
                 span,
                 parts.into_iter().take(MAX_FUNCTIONS).collect(),
-            ));
+            );
+            match h_kind {
+                Kind::Field => out.held.push(send),
+                Kind::Param => out.own.push(send),
+            }
         }
     }
     out
@@ -187,9 +207,9 @@ fn file_calls(project: &Project, names: &HashSet<&str>, fx: &Functional, file: u
                     }
                     // A function a parameter holds is the one each caller passes: a region
                     // calling the method already covers the lambda it creates, and another
-                    // caller's lambda does not run there. Only fields are followed.
-                    let Some(h @ Holder::Field(..)) = holder_of(project, id, m, &locals, recv)
-                    else {
+                    // caller's lambda does not run there. Such a call is entered only by a
+                    // region written in the method itself ([`FunctionSends::own`]).
+                    let Some(h) = holder_of(project, id, m, &locals, recv) else {
                         continue;
                     };
                     if fx.calls_function(&h, &c.name, c.args.len()) {
@@ -206,6 +226,12 @@ fn file_calls(project: &Project, names: &HashSet<&str>, fx: &Functional, file: u
         }
     }
     out
+}
+
+/// Where a called function is held: a field or a parameter of the calling method.
+enum Kind {
+    Field,
+    Param,
 }
 
 /// What flows into a holder: code, or another holder.
