@@ -30,8 +30,41 @@ pub fn retries_itself_in(
     body: &Block,
     on_failure: &dyn Fn(&str) -> bool,
 ) -> Option<Recursion> {
+    failure_path(m, body, on_failure).0
+}
+
+/// The calls on `this` of other methods (name, argument count, span) that `m` makes from its
+/// failure path: a retry may go round through one of them (`attempt` → `maybeRetry` →
+/// `scheduler.schedule(() -> attempt(task, …))`).
+pub fn failure_calls(
+    m: &Method,
+    body: &Block,
+    on_failure: &dyn Fn(&str) -> bool,
+) -> Vec<(String, usize, Span)> {
+    failure_path(m, body, on_failure).1
+}
+
+/// Does `body` call a method named `name` with `arity` arguments on `this`, anywhere (lambdas
+/// included)?
+pub fn calls_on_this(body: &Block, name: &str, arity: usize) -> bool {
+    Node::all(body).any(|n| {
+        matches!(n, Node::Expr(Expr::Call(c))
+            if c.name == name
+                && c.args.len() == arity
+                && matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_))))
+    })
+}
+
+/// The recursion of `m` from its failure path, and its failure path's calls of other methods on
+/// `this`.
+fn failure_path(
+    m: &Method,
+    body: &Block,
+    on_failure: &dyn Fn(&str) -> bool,
+) -> (Option<Recursion>, Vec<(String, usize, Span)>) {
+    let mut others: Vec<(String, usize, Span)> = Vec::new();
     if m.is_ctor {
-        return None;
+        return (None, others);
     }
     // Each node with whether it runs on the failure path: in a `catch`, or in a function
     // argument of an operator that runs only on failure.
@@ -62,6 +95,9 @@ pub fn retries_itself_in(
             }
             Node::Expr(Expr::Call(c)) => {
                 let on_self = matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)));
+                if f && on_self && (c.name != m.name || c.args.len() != m.params.len()) {
+                    others.push((c.name.clone(), c.args.len(), c.span));
+                }
                 if f && on_self && c.name == m.name && c.args.len() == m.params.len() {
                     if call.is_none_or(|s| c.span.start < s.start) {
                         call = Some(c.span);
@@ -83,7 +119,8 @@ pub fn retries_itself_in(
         }
     }
     counters.sort_unstable();
-    call.map(|call| Recursion { call, counters })
+    others.sort_by_key(|(_, _, s)| s.start);
+    (call.map(|call| Recursion { call, counters }), others)
 }
 
 /// Is `arg` the parameter `param` moved by a step: `n + 1`, `1 + n`, `left - 1`, `++n`, `n--`?
@@ -139,6 +176,23 @@ mod tests {
             "unchecked",
         );
         assert_eq!(retries_itself(&m, &|_| false), None);
+    }
+
+    #[test]
+    fn a_retry_may_go_round_through_another_method() {
+        let src = "class A { void attempt(Supplier<F> task, int n) { task.get().whenComplete((v, e) -> { if (e != null) next(task, n); }); } void next(Supplier<F> task, int n) { scheduler.schedule(() -> attempt(task, n + 1), 1, SECONDS); } }";
+        let m = method(src, "attempt");
+        let body = m.body().unwrap();
+        let whenc = |op: &str| op == "whenComplete";
+        assert_eq!(retries_itself(&m, &whenc), None);
+        let calls = failure_calls(&m, body, &whenc);
+        assert_eq!(calls.len(), 1);
+        assert_eq!((calls[0].0.as_str(), calls[0].1), ("next", 2));
+        // Not from a success path.
+        assert!(failure_calls(&m, body, &|op| op == "exceptionally").is_empty());
+        let next = method(src, "next");
+        assert!(calls_on_this(next.body().unwrap(), "attempt", 2));
+        assert!(!calls_on_this(next.body().unwrap(), "attempt", 3));
     }
 
     #[test]
