@@ -34,7 +34,7 @@ pub fn retries_itself_in(
 }
 
 /// The calls on `this` of other methods (name, argument count, span) that `m` makes from its
-/// failure path: a retry may go round through one of them (`attempt` → `maybeRetry` →
+/// failure path, handing on one of its parameters: a retry may go round through one of them (`attempt` → `maybeRetry` →
 /// `scheduler.schedule(() -> attempt(task, …))`).
 pub fn failure_calls(
     m: &Method,
@@ -95,7 +95,19 @@ fn failure_path(
             }
             Node::Expr(Expr::Call(c)) => {
                 let on_self = matches!(c.recv.as_ref().map(Expr::peel), None | Some(Expr::This(_)));
-                if f && on_self && (c.name != m.name || c.args.len() != m.params.len()) {
+                // A retry that goes round through another method hands it the work: one of
+                // the method's parameters (`maybeRetry(task, …)`); a call that hands nothing on
+                // (`showError(e.getMessage())`, whose button may call the method again) is not
+                // one.
+                let hands_on = || {
+                    c.args.iter().any(|a| {
+                        matches!(a.peel(), Expr::Name(n, _) if m.params.iter().any(|p| p.name == *n))
+                    })
+                };
+                if f && on_self
+                    && (c.name != m.name || c.args.len() != m.params.len())
+                    && hands_on()
+                {
                     others.push((c.name.clone(), c.args.len(), c.span));
                 }
                 if f && on_self && c.name == m.name && c.args.len() == m.params.len() {
@@ -190,6 +202,10 @@ mod tests {
         assert_eq!((calls[0].0.as_str(), calls[0].1), ("next", 2));
         // Not from a success path.
         assert!(failure_calls(&m, body, &|op| op == "exceptionally").is_empty());
+        // A call from the failure path that hands none of the parameters on.
+        let ui = "class V { void load(String id) { try { show(fetch(id)); } catch (Exception e) { showError(e.getMessage()); } } void showError(String m) { button.onClick(() -> load(\"x\")); } }";
+        let load = method(ui, "load");
+        assert!(failure_calls(&load, load.body().unwrap(), &|_| false).is_empty());
         let next = method(src, "next");
         assert!(calls_on_this(next.body().unwrap(), "attempt", 2));
         assert!(!calls_on_this(next.body().unwrap(), "attempt", 3));
