@@ -418,3 +418,79 @@ fn a_region_and_a_call_made_by_a_body_edit_are_seen_by_the_hook() {
     let (back, _) = hook(p, &["."]);
     assert!(rules(&back).is_empty(), "{back}");
 }
+
+/// The summary cache's files, each with its contents.
+fn summary_files(repo: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out: Vec<_> = std::fs::read_dir(repo.join(".retrylint_cache/summaries"))
+        .unwrap()
+        .flatten()
+        .map(|e| (e.path(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// A project of many files (each with a sink call, so every file is parsed and scanned): a
+/// body edit that changes few of the cache's entries leaves the cache file as it was, and the
+/// runs after it, whatever they edit, still report what a run without a cache does and
+/// analyse again only what changed since the file was written; many edited files rewrite it.
+#[test]
+fn a_small_edit_leaves_the_cache_file_and_later_runs_stay_right() {
+    let repo = repository();
+    let p = repo.path();
+    let filler = |i: usize, word: &str| {
+        format!(
+            "package a;\nclass Filler{i} {{\n  private final Client client;\n  Filler{i}(Client client) {{ this.client = client; }}\n  void tag(String id) {{ client.setIdempotencyKey(\"{word}-\" + id); }}\n  int size(int x) {{ return x * 2; }}\n}}\n"
+        )
+    };
+    for i in 0..600 {
+        write(p, &format!("Filler{i}.java"), &filler(i, "tag"));
+    }
+    let (full, _) = hook(p, &["."]);
+    assert!(rules(&full).is_empty(), "{full}");
+    let written = summary_files(p);
+    assert_eq!(written.len(), 1);
+    // One method's body: the file stays as it was.
+    write(
+        p,
+        "Keys.java",
+        &STABLE_KEYS.replace("\"charge-\"", "\"pay-\""),
+    );
+    let (report, (reused, n)) = hook(p, &["src/main/java/a/Keys.java"]);
+    assert!(rules(&report).is_empty(), "{report}");
+    assert!(n > 2 && reused > 0 && n - reused <= 2, "{reused} of {n}");
+    assert_eq!(
+        summary_files(p),
+        written,
+        "a small edit rewrote the cache file"
+    );
+    // A callee edit in the same file that makes a finding, on top of the one not written:
+    // both edited methods are analysed again, and the report is a run's without cache.
+    write(p, "Keys.java", RANDOM_KEYS);
+    let (random, (reused, n)) = hook(p, &["src/main/java/a/Billing.java"]);
+    assert!(!rules(&random).is_empty(), "{random}");
+    assert!(n - reused <= 3, "{reused} of {n}");
+    let (random_keys, _) = hook(p, &["src/main/java/a/Keys.java"]);
+    assert_eq!(rules(&random_keys), rules(&random));
+    write(p, "Keys.java", STABLE_KEYS);
+    let (back, _) = hook(p, &["src/main/java/a/Billing.java"]);
+    assert!(rules(&back).is_empty(), "{back}");
+    assert_eq!(summary_files(p), written);
+    // Bodies edited in a tenth of the files: the file is written again, and the next run
+    // takes everything from it.
+    for i in 0..60 {
+        write(p, &format!("Filler{i}.java"), &filler(i, "label"));
+    }
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    let (_, ran) = scans(&err);
+    assert!(ran >= 60, "{err}");
+    assert_ne!(
+        summary_files(p),
+        written,
+        "many edits did not rewrite the cache file"
+    );
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    assert_eq!(scans(&err).1, 0, "{err}");
+    let (reused, n) = taken(&err);
+    assert_eq!(reused, n, "{err}");
+}
