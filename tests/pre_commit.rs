@@ -494,3 +494,83 @@ fn a_small_edit_leaves_the_cache_file_and_later_runs_stay_right() {
     let (reused, n) = taken(&err);
     assert_eq!(reused, n, "{err}");
 }
+
+/// The prefilter gives up when the files with an effect word name what most other files hold
+/// (here twelve callers of the retried method), and a run with the same inputs to that round
+/// gives up at once; once the callers stop naming it, the round runs again and parses only
+/// what can matter (the file with a syntax error, which nothing names, is then not parsed).
+/// Every report is byte for byte a run's without any cache.
+#[test]
+fn a_prefilter_that_gave_up_gives_up_at_once_while_its_inputs_are_the_same() {
+    let repo = repository();
+    let p = repo.path();
+    let caller = |i: usize, calls: bool| {
+        if calls {
+            format!(
+                "package a;\nclass Caller{i} {{\n  private final Billing billing;\n  Caller{i}(Billing billing) {{ this.billing = billing; }}\n  void run(String id) {{ billing.charge(id); }}\n}}\n"
+            )
+        } else {
+            format!(
+                "package a;\nclass Caller{i} {{\n  void print(String id) {{ System.out.println(id); }}\n}}\n"
+            )
+        }
+    };
+    for i in 0..12 {
+        write(p, &format!("Caller{i}.java"), &caller(i, true));
+    }
+    write(
+        p,
+        "Broken.java",
+        "package a;\nclass Broken {\n  void f( {\n}\n",
+    );
+    // The JSON report and standard error of the first run, each format's report with the
+    // cache byte for byte its report without.
+    let same = |args: &[&str]| {
+        let mut first = None;
+        for format in FORMATS {
+            let (warm, err) = run(p, args, format, true, &[]);
+            let (cold, _) = run(p, args, format, false, &[]);
+            assert_eq!(warm, cold, "the cache changed the {format} report");
+            first.get_or_insert((warm, err));
+        }
+        first.unwrap()
+    };
+    // A stamp taken within two seconds of the record's saving is not trusted.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let gave_up = |err: &str| err.contains("backward round: gave up as the last run did");
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    assert!(!gave_up(&err), "{err}");
+    let (report, err) = same(&["."]);
+    assert!(gave_up(&err), "{err}");
+    assert!(report.contains("Broken.java"), "{report}");
+    // A caller's body edited: its scan changed, the others still want more than half.
+    std::fs::write(
+        p.join("src/main/java/a/Caller3.java"),
+        caller(3, true).replace("charge(id);", "charge(id + \"x\");"),
+    )
+    .unwrap();
+    let (_, err) = same(&["src/main/java/a/Caller3.java"]);
+    assert!(gave_up(&err), "{err}");
+    // Most callers call something else: the round runs, and does not give up.
+    for i in 0..10 {
+        write(p, &format!("Caller{i}.java"), &caller(i, false));
+    }
+    let (report, err) = same(&["."]);
+    assert!(!gave_up(&err), "{err}");
+    assert!(!report.contains("Broken.java"), "{report}");
+    // Back: the scans are those the round gave up with, which is known again.
+    for i in 0..10 {
+        write(p, &format!("Caller{i}.java"), &caller(i, true));
+    }
+    let (report, err) = same(&["."]);
+    assert!(gave_up(&err), "{err}");
+    assert!(report.contains("Broken.java"), "{report}");
+    // A file with an effect word edited: its stamp changed, the round runs.
+    write(
+        p,
+        "Client.java",
+        "package a;\nclass Client {\n  void setIdempotencyKey(String k) { }\n  void send() { }\n}\n",
+    );
+    let (_, err) = same(&["."]);
+    assert!(!gave_up(&err), "{err}");
+}

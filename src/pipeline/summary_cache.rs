@@ -148,7 +148,7 @@ fn summary_hash(s: &Summary) -> [u8; 16] {
 /// What identifies this build of retrylint: its version, and the size and modification time
 /// of its executable (a rebuild with a changed analysis and the same version is another
 /// build). `RETRYLINT_TEST_TOOL_VERSION` stands for a new version in tests.
-fn build_id() -> Vec<u8> {
+pub(super) fn build_id() -> Vec<u8> {
     let mut out = format!(
         "{} {SUMMARY_FORMAT} {}",
         env!("CARGO_PKG_VERSION"),

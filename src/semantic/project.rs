@@ -307,8 +307,8 @@ impl Project {
     /// order.
     /// The methods named `name` declared in any of `classes` (sorted, as the closures of
     /// [`Self::subtypes_of`] are), in no particular order: a search per class, or, when there
-    /// are more classes than methods of that name in the project, one search of the name and a
-    /// check of each method's class.
+    /// are many classes and not many more methods of that name in the project, one search of
+    /// the name and a check of each method's class.
     pub fn methods_named_in(&self, classes: &[ClassRef], name: &str) -> Vec<MethodId> {
         /// Below this many classes, a search per class is cheap enough.
         const FEW: usize = 16;
@@ -330,7 +330,10 @@ impl Project {
             });
             let lo = all.partition_point(|m| self.method(*m).name.as_str() < name);
             let hi = lo + all[lo..].partition_point(|m| self.method(*m).name == name);
-            if hi - lo < classes.len() {
+            // A method of the name costs a class lookup and a search of `classes` by number;
+            // a class costs a hash lookup and a search by name: the name's methods are taken
+            // while there are at most a few times as many as classes.
+            if hi - lo <= 4 * classes.len() {
                 return all[lo..hi]
                     .iter()
                     .filter(|m| classes.binary_search(&self.class_of(**m)).is_ok())
