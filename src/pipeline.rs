@@ -3,6 +3,7 @@
 
 mod analysis;
 mod compact;
+mod gave_up;
 mod parse;
 mod prefilter;
 mod summary_cache;

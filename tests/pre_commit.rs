@@ -418,3 +418,159 @@ fn a_region_and_a_call_made_by_a_body_edit_are_seen_by_the_hook() {
     let (back, _) = hook(p, &["."]);
     assert!(rules(&back).is_empty(), "{back}");
 }
+
+/// The summary cache's files, each with its contents.
+fn summary_files(repo: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out: Vec<_> = std::fs::read_dir(repo.join(".retrylint_cache/summaries"))
+        .unwrap()
+        .flatten()
+        .map(|e| (e.path(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// A project of many files (each with a sink call, so every file is parsed and scanned): a
+/// body edit that changes few of the cache's entries leaves the cache file as it was, and the
+/// runs after it, whatever they edit, still report what a run without a cache does and
+/// analyse again only what changed since the file was written; many edited files rewrite it.
+#[test]
+fn a_small_edit_leaves_the_cache_file_and_later_runs_stay_right() {
+    let repo = repository();
+    let p = repo.path();
+    let filler = |i: usize, word: &str| {
+        format!(
+            "package a;\nclass Filler{i} {{\n  private final Client client;\n  Filler{i}(Client client) {{ this.client = client; }}\n  void tag(String id) {{ client.setIdempotencyKey(\"{word}-\" + id); }}\n  int size(int x) {{ return x * 2; }}\n}}\n"
+        )
+    };
+    for i in 0..600 {
+        write(p, &format!("Filler{i}.java"), &filler(i, "tag"));
+    }
+    let (full, _) = hook(p, &["."]);
+    assert!(rules(&full).is_empty(), "{full}");
+    let written = summary_files(p);
+    assert_eq!(written.len(), 1);
+    // One method's body: the file stays as it was.
+    write(
+        p,
+        "Keys.java",
+        &STABLE_KEYS.replace("\"charge-\"", "\"pay-\""),
+    );
+    let (report, (reused, n)) = hook(p, &["src/main/java/a/Keys.java"]);
+    assert!(rules(&report).is_empty(), "{report}");
+    assert!(n > 2 && reused > 0 && n - reused <= 2, "{reused} of {n}");
+    assert_eq!(
+        summary_files(p),
+        written,
+        "a small edit rewrote the cache file"
+    );
+    // A callee edit in the same file that makes a finding, on top of the one not written:
+    // both edited methods are analysed again, and the report is a run's without cache.
+    write(p, "Keys.java", RANDOM_KEYS);
+    let (random, (reused, n)) = hook(p, &["src/main/java/a/Billing.java"]);
+    assert!(!rules(&random).is_empty(), "{random}");
+    assert!(n - reused <= 3, "{reused} of {n}");
+    let (random_keys, _) = hook(p, &["src/main/java/a/Keys.java"]);
+    assert_eq!(rules(&random_keys), rules(&random));
+    write(p, "Keys.java", STABLE_KEYS);
+    let (back, _) = hook(p, &["src/main/java/a/Billing.java"]);
+    assert!(rules(&back).is_empty(), "{back}");
+    assert_eq!(summary_files(p), written);
+    // Bodies edited in a tenth of the files: the file is written again, and the next run
+    // takes everything from it.
+    for i in 0..60 {
+        write(p, &format!("Filler{i}.java"), &filler(i, "label"));
+    }
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    let (_, ran) = scans(&err);
+    assert!(ran >= 60, "{err}");
+    assert_ne!(
+        summary_files(p),
+        written,
+        "many edits did not rewrite the cache file"
+    );
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    assert_eq!(scans(&err).1, 0, "{err}");
+    let (reused, n) = taken(&err);
+    assert_eq!(reused, n, "{err}");
+}
+
+/// The prefilter gives up when the files with an effect word name what most other files hold
+/// (here twelve callers of the retried method), and a run with the same inputs to that round
+/// gives up at once; once the callers stop naming it, the round runs again and parses only
+/// what can matter (the file with a syntax error, which nothing names, is then not parsed).
+/// Every report is byte for byte a run's without any cache.
+#[test]
+fn a_prefilter_that_gave_up_gives_up_at_once_while_its_inputs_are_the_same() {
+    let repo = repository();
+    let p = repo.path();
+    let caller = |i: usize, calls: bool| {
+        if calls {
+            format!(
+                "package a;\nclass Caller{i} {{\n  private final Billing billing;\n  Caller{i}(Billing billing) {{ this.billing = billing; }}\n  void run(String id) {{ billing.charge(id); }}\n}}\n"
+            )
+        } else {
+            format!(
+                "package a;\nclass Caller{i} {{\n  void print(String id) {{ System.out.println(id); }}\n}}\n"
+            )
+        }
+    };
+    for i in 0..12 {
+        write(p, &format!("Caller{i}.java"), &caller(i, true));
+    }
+    write(
+        p,
+        "Broken.java",
+        "package a;\nclass Broken {\n  void f( {\n}\n",
+    );
+    // The JSON report and standard error of the first run, each format's report with the
+    // cache byte for byte its report without.
+    let same = |args: &[&str]| {
+        let mut first = None;
+        for format in FORMATS {
+            let (warm, err) = run(p, args, format, true, &[]);
+            let (cold, _) = run(p, args, format, false, &[]);
+            assert_eq!(warm, cold, "the cache changed the {format} report");
+            first.get_or_insert((warm, err));
+        }
+        first.unwrap()
+    };
+    // A stamp taken within two seconds of the record's saving is not trusted.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let gave_up = |err: &str| err.contains("backward round: gave up as the last run did");
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    assert!(!gave_up(&err), "{err}");
+    let (report, err) = same(&["."]);
+    assert!(gave_up(&err), "{err}");
+    assert!(report.contains("Broken.java"), "{report}");
+    // A caller's body edited: its scan changed, the others still want more than half.
+    std::fs::write(
+        p.join("src/main/java/a/Caller3.java"),
+        caller(3, true).replace("charge(id);", "charge(id + \"x\");"),
+    )
+    .unwrap();
+    let (_, err) = same(&["src/main/java/a/Caller3.java"]);
+    assert!(gave_up(&err), "{err}");
+    // Most callers call something else: the round runs, and does not give up.
+    for i in 0..10 {
+        write(p, &format!("Caller{i}.java"), &caller(i, false));
+    }
+    let (report, err) = same(&["."]);
+    assert!(!gave_up(&err), "{err}");
+    assert!(!report.contains("Broken.java"), "{report}");
+    // Back: the scans are those the round gave up with, which is known again.
+    for i in 0..10 {
+        write(p, &format!("Caller{i}.java"), &caller(i, true));
+    }
+    let (report, err) = same(&["."]);
+    assert!(gave_up(&err), "{err}");
+    assert!(report.contains("Broken.java"), "{report}");
+    // A file with an effect word edited: its stamp changed, the round runs.
+    write(
+        p,
+        "Client.java",
+        "package a;\nclass Client {\n  void setIdempotencyKey(String k) { }\n  void send() { }\n}\n",
+    );
+    let (_, err) = same(&["."]);
+    assert!(!gave_up(&err), "{err}");
+}

@@ -2,6 +2,7 @@
 //! the files naming what leads to one; then, forwards, whatever a lookup of the analysis
 //! depended on, until the analysis of the parsed files is the analysis of the whole project.
 
+use super::gave_up;
 use super::parse::{Parsed, Part, parse_file};
 use super::{Analysed, analysis};
 use crate::FileError;
@@ -17,6 +18,7 @@ struct Input {
     path: PathBuf,
     shown: String,
     scan: scope::Scan,
+    stamp: Option<cache::Stamp>,
 }
 
 pub(super) fn analyse(
@@ -93,6 +95,7 @@ fn scan_inputs(
                     path: p.clone(),
                     scan: scan?,
                     shown,
+                    stamp,
                 };
                 Ok((input, stamp, fresh))
             })
@@ -338,12 +341,51 @@ fn backward(files: &mut Files, links: &ClientLinks, report: &mut Report) -> Opti
     let mut want = files.untried(&|s| s.effect);
     let limit = (n as f64 * files.opts.prefilter_max_share) as usize;
     let mut too_many = false;
+    // A round that gave up last time with the same inputs gives up again at once.
+    let seen: Vec<gave_up::Seen> = files
+        .inputs
+        .iter()
+        .map(|i| i.as_ref().map(|i| (i.shown.as_str(), i.stamp, &i.scan)))
+        .collect();
+    let memory = files.caches.facts.root().and_then(|(dir, key)| {
+        gave_up::Memory::open(
+            dir,
+            key,
+            &files.needles.fingerprint,
+            files.opts.prefilter_max_share,
+            &seen,
+        )
+    });
+    if memory
+        .as_ref()
+        .is_some_and(|m| m.gives_up(&seen, &want, limit))
+    {
+        if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+            eprintln!("retrylint: backward round: gave up as the last run did");
+        }
+        return None;
+    }
+    drop(seen);
+    let effect = want.clone();
+    let mut rounds = 0;
     phase("backward", || {
         while !want.is_empty() {
             if files.parsed_count() + want.len() > limit {
                 too_many = true;
+                // Given up once the files with an effect word were parsed: remembered.
+                if rounds == 1
+                    && let Some(m) = &memory
+                {
+                    let seen: Vec<gave_up::Seen> = files
+                        .inputs
+                        .iter()
+                        .map(|i| i.as_ref().map(|i| (i.shown.as_str(), i.stamp, &i.scan)))
+                        .collect();
+                    m.save(&seen, &effect, files.parsed_count(), want.len());
+                }
                 break;
             }
+            rounds += 1;
             files.parse(std::mem::take(&mut want), true, report);
             let new = cl.close(files, links);
             let clients = cl.interceptor_effect;

@@ -26,7 +26,9 @@
 //!
 //! The cache file is sealed with this machine's key like the facts cache, read with a size cap
 //! without following links, and written whole to a fresh file that is renamed into place; it
-//! holds exactly the entries of the last run with its key (stale ones are dropped). At most
+//! holds exactly the entries of the last run with its key that wrote it (stale ones are
+//! dropped). A run that analysed again fewer than one entry in [`REWRITE_SHARE`] does not
+//! write it (a pre-commit run after a body edit: the next run analyses those again). At most
 //! [`KEEP_FILES`] cache files are kept (a full run with the prefilter and the pre-commit run of
 //! the same repository share one).
 
@@ -50,6 +52,10 @@ const MAX_FILE_BYTES: u64 = 1 << 30;
 
 /// How many cache files (one per run key) are kept; the oldest go first.
 pub const KEEP_FILES: usize = 4;
+
+/// A run rewrites the cache file when at least one entry in this many is new (see
+/// [`Round::save`]); below that, it leaves the file as the last run wrote it.
+const REWRITE_SHARE: usize = 100;
 
 /// The directory under the cache directory.
 const SUBDIR: &str = "summaries";
@@ -81,6 +87,8 @@ pub struct Round<'a> {
     /// The file of a method body by the body's address (the methods of each file are one
     /// vector, which the round outlives no change of).
     bodies: BodyFiles,
+    /// How many entries the cache file held when it was read (0: no file).
+    read_entries: usize,
 }
 
 /// The scans of one method that the analysis runs before the summaries, each cached like a
@@ -140,7 +148,7 @@ fn summary_hash(s: &Summary) -> [u8; 16] {
 /// What identifies this build of retrylint: its version, and the size and modification time
 /// of its executable (a rebuild with a changed analysis and the same version is another
 /// build). `RETRYLINT_TEST_TOOL_VERSION` stands for a new version in tests.
-fn build_id() -> Vec<u8> {
+pub(super) fn build_id() -> Vec<u8> {
     let mut out = format!(
         "{} {SUMMARY_FORMAT} {}",
         env!("CARGO_PKG_VERSION"),
@@ -211,7 +219,9 @@ impl SummaryCache {
             .and_then(|b| crate::depth_limit::from_postcard(self.key.open(&name, &b)?))
             .unwrap_or_default();
         let bodies = BodyFiles::new(project);
+        let read_entries = old.summaries.len() + old.scans.len();
         Round {
+            read_entries,
             cache: self,
             name,
             files: project
@@ -340,11 +350,16 @@ impl Round<'_> {
             .scans_new
             .into_inner()
             .unwrap_or_else(|e| e.into_inner());
-        if old.is_empty()
-            && self.kept.load(Ordering::Relaxed) == 0
-            && scans_old.is_empty()
-            && self.scans_run.load(Ordering::Relaxed) == 0
-        {
+        let changed = self.kept.load(Ordering::Relaxed) + self.scans_run.load(Ordering::Relaxed);
+        if old.is_empty() && scans_old.is_empty() && changed == 0 {
+            return;
+        }
+        // A run that changed few entries leaves the file as it was: what it analysed again
+        // is analysed again by the next run too (an entry is checked by the hashes of what it
+        // read, so a stale one is never used), which costs less than writing the whole file.
+        // Once the entries to redo reach [`REWRITE_SHARE`] of the file, it is written.
+        let total = new.len() + scans.len();
+        if self.read_entries > 0 && changed * REWRITE_SHARE < total {
             return;
         }
         // The entries of the last run that this one did not take are dropped before the new

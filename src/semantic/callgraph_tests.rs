@@ -192,3 +192,59 @@ fn the_graph_holds_only_the_methods_reached_from_its_roots() {
     assert!(g.edges(method(&p, "A", "unrelated")).is_empty());
     assert_eq!(g.callee_lists()[&b], [c]);
 }
+
+/// A call on `this` or on a field typed as a base class that many classes extend reaches the
+/// overrides in every subtype, and only those (the subtypes are searched by the method's name
+/// once there are many of them, in which case methods of the same name in unrelated classes
+/// and constructors must stay out), with the arity checked; so does a method reference, of
+/// any arity.
+#[test]
+fn overrides_in_many_subtypes_are_found_by_name() {
+    let mut src = String::from(
+        "package p; \
+         abstract class Base { void handle(Object e) {} void other() {} \
+           void run(Object e) { handle(e); } } \
+         class Unrelated { void handle(Object e) {} } \
+         class Svc { private final Base base = null; \
+           void call(Object e) { base.handle(e); } \
+           void refer(java.util.List<Object> xs) { xs.forEach(base::handle); } } ",
+    );
+    for i in 0..40 {
+        // Every third subtype overrides `handle`, every fifth has a `handle` of another arity,
+        // every seventh is one level further down.
+        let parent = if i % 7 == 6 {
+            format!("Sub{}", i - 1)
+        } else {
+            "Base".to_string()
+        };
+        src.push_str(&format!("class Sub{i} extends {parent} {{ "));
+        if i % 3 == 0 {
+            src.push_str("@Override void handle(Object e) {} ");
+        }
+        if i % 5 == 0 {
+            src.push_str("void handle(Object e, int n) {} ");
+        }
+        src.push_str(&format!("Sub{i}() {{}} }} "));
+    }
+    let p = project(&[("p/All.java", &src)]);
+    let mut want: Vec<String> = (0..40)
+        .filter(|i| i % 3 == 0)
+        .map(|i| format!("Sub{i}.handle/1"))
+        .chain(["Base.handle/1".to_string()])
+        .collect();
+    want.sort();
+    assert_eq!(called(&p, "Base", "run"), want);
+    assert_eq!(called(&p, "Svc", "call"), want);
+    // A method reference is not matched by arity.
+    let refs: Vec<String> = called(&p, "Svc", "refer")
+        .into_iter()
+        .filter(|c| c.contains(".handle/"))
+        .collect();
+    want.extend(
+        (0..40)
+            .filter(|i| i % 5 == 0)
+            .map(|i| format!("Sub{i}.handle/2")),
+    );
+    want.sort();
+    assert_eq!(refs, want);
+}

@@ -36,18 +36,15 @@ pub fn method_ref_targets(
         .collect();
     // `queue::publish` on an interface runs the implementation the object has, as a call does
     // (`Project::resolve_call`): the overrides in the owner's project subtypes.
-    for sub in project.subtypes_of(owner) {
-        out.extend(
-            project
-                .methods_named(*sub, &m.name)
-                .iter()
-                .copied()
-                .filter(|x| {
-                    let mm = project.method(*x);
-                    !mm.is_ctor && !mm.modifiers.is_static
-                }),
-        );
-    }
+    out.extend(
+        project
+            .methods_named_in(project.subtypes_of(owner), &m.name)
+            .into_iter()
+            .filter(|x| {
+                let mm = project.method(*x);
+                !mm.is_ctor && !mm.modifiers.is_static
+            }),
+    );
     out.sort();
     out.dedup();
     out

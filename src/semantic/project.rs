@@ -48,6 +48,10 @@ pub struct Project {
     /// bound by a search, not a scan of its class: a class of n methods calling each other
     /// would otherwise cost n² name comparisons in every phase that resolves calls.
     methods_by_name: HashMap<ClassRef, Vec<MethodId>>,
+    /// Every method of the project sorted by name, made when first asked for: the overrides
+    /// of a call in the subtypes of a class that thousands of classes extend are found by one
+    /// search of the name, not one search per subtype.
+    all_by_name: std::sync::OnceLock<Vec<MethodId>>,
     /// Per file: simple name → fully qualified name of its single-type imports.
     imports: Vec<HashMap<String, String>>,
     /// Direct project supertypes and subtypes of each class.
@@ -168,6 +172,7 @@ impl Project {
             modules: Modules::single(0),
             methods_of_class: HashMap::new(),
             methods_by_name: HashMap::new(),
+            all_by_name: std::sync::OnceLock::new(),
             imports: Vec::new(),
             supertypes: HashMap::new(),
             subtypes: HashMap::new(),
@@ -300,6 +305,49 @@ impl Project {
 
     /// The methods (constructors included) declared in `c` with this name, in declaration
     /// order.
+    /// The methods named `name` declared in any of `classes` (sorted, as the closures of
+    /// [`Self::subtypes_of`] are), in no particular order: a search per class, or, when there
+    /// are many classes and not many more methods of that name in the project, one search of
+    /// the name and a check of each method's class.
+    pub fn methods_named_in(&self, classes: &[ClassRef], name: &str) -> Vec<MethodId> {
+        /// Below this many classes, a search per class is cheap enough.
+        const FEW: usize = 16;
+        if classes.len() >= FEW {
+            let all = self.all_by_name.get_or_init(|| {
+                use rayon::prelude::*;
+                let mut v: Vec<MethodId> = (0..self.files.len() as u32)
+                    .flat_map(|f| {
+                        (0..self.files[f as usize].facts.methods.len() as u32).map(move |m| (f, m))
+                    })
+                    .collect();
+                v.par_sort_unstable_by(|a, b| {
+                    self.method(*a)
+                        .name
+                        .cmp(&self.method(*b).name)
+                        .then(a.cmp(b))
+                });
+                v
+            });
+            let lo = all.partition_point(|m| self.method(*m).name.as_str() < name);
+            let hi = lo + all[lo..].partition_point(|m| self.method(*m).name == name);
+            // A method of the name costs a class lookup and a search of `classes` by number;
+            // a class costs a hash lookup and a search by name: the name's methods are taken
+            // while there are at most a few times as many as classes.
+            if hi - lo <= 4 * classes.len() {
+                return all[lo..hi]
+                    .iter()
+                    .filter(|m| classes.binary_search(&self.class_of(**m)).is_ok())
+                    .copied()
+                    .collect();
+            }
+        }
+        classes
+            .iter()
+            .flat_map(|c| self.methods_named(*c, name))
+            .copied()
+            .collect()
+    }
+
     pub fn methods_named(&self, c: ClassRef, name: &str) -> &[MethodId] {
         let Some(v) = self.methods_by_name.get(&c) else {
             return &[];
@@ -650,12 +698,10 @@ impl Project {
                     found = self.methods_in_hierarchy(cc, &call.name, arity);
                     if !found.is_empty() {
                         for m in found.clone() {
-                            for sub in self.subtypes_of(self.class_of(m)) {
-                                for x in self.methods_named(*sub, &call.name) {
-                                    let mm = self.method(*x);
-                                    if Self::arity_ok(mm, arity) {
-                                        found.push(*x);
-                                    }
+                            let subs = self.subtypes_of(self.class_of(m));
+                            for x in self.methods_named_in(subs, &call.name) {
+                                if Self::arity_ok(self.method(x), arity) {
+                                    found.push(x);
                                 }
                             }
                         }
@@ -670,12 +716,10 @@ impl Project {
             }
             Some(Some(TypeRef::Project(c))) => {
                 let mut found = self.methods_in_hierarchy(c, &call.name, arity);
-                for sub in self.subtypes_of(c) {
-                    for x in self.methods_named(*sub, &call.name) {
-                        let mm = self.method(*x);
-                        if !mm.is_ctor && Self::arity_ok(mm, arity) {
-                            found.push(*x);
-                        }
+                for x in self.methods_named_in(self.subtypes_of(c), &call.name) {
+                    let mm = self.method(x);
+                    if !mm.is_ctor && Self::arity_ok(mm, arity) {
+                        found.push(x);
                     }
                 }
                 found
