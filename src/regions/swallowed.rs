@@ -26,7 +26,8 @@ use std::collections::HashMap;
 /// attempt: a live annotation or implementation region of a row that re-runs on failure (a
 /// retried method, a redelivered listener), its code one whole method, neither a scheduler nor
 /// a listener that acknowledges its messages itself, entered through no interceptor, not in a
-/// transaction of its own (whose commit after the body can fail).
+/// transaction of its own (whose commit after the body can fail), returning neither a future nor
+/// a publisher (which fails after the body) and sending no reply (`@SendTo`).
 pub fn redelivered_method(project: &Project, cat: &Catalogue, r: &Region) -> Option<MethodId> {
     if r.scheduler || r.dead.is_some() || !r.entered.is_empty() || !r.sends_at.is_empty() {
         return None;
@@ -43,8 +44,33 @@ pub fn redelivered_method(project: &Project, cat: &Catalogue, r: &Region) -> Opt
             .find(|x| x.id == r.row)
             .is_some_and(|row| row.on_failure && !row.scheduler),
     };
-    (on_failure && !super::in_transaction(project, cat, *id)).then_some(*id)
+    let m = project.method(*id);
+    // A returned future or publisher fails later, outside every `try` of the body; a reply sent
+    // from the returned value (`@SendTo`) is sent after the body.
+    let deferred = DEFERRED.contains(&simple(&m.ret));
+    let replies = m.annotations.iter().any(|a| simple(&a.name) == "SendTo");
+    (on_failure && !deferred && !replies && !super::in_transaction(project, cat, *id))
+        .then_some(*id)
 }
+
+/// Return types whose failure comes after the method has returned.
+const DEFERRED: &[&str] = &[
+    "CompletableFuture",
+    "CompletionStage",
+    "Future",
+    "ListenableFuture",
+    "Mono",
+    "Flux",
+    "Single",
+    "Maybe",
+    "Completable",
+    "Flowable",
+    "Observable",
+    "Uni",
+    "Multi",
+    "Promise",
+    "Publisher",
+];
 
 /// Does every attempt of method `id` (the code of a region that runs again only after a
 /// failure) that starts one of the calls at `leads` (spans in its body: the calls that lead to
