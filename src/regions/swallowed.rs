@@ -5,7 +5,9 @@
 //! a `try` that catches every exception in clauses that cannot fail, and nothing that runs
 //! after that `try` can fail (logging, metrics, getters and record accessors, simple
 //! conditions, `continue`/`return`; in a loop, the whole body, which runs again for the next
-//! item), an attempt that reached the sink never fails, and the key goes out once.
+//! item), an attempt that reached the sink never fails, and the key goes out once. A call that
+//! is the last thing that can fail in its method is followed into its callees, where the same
+//! holds (the `try` may be a few calls down).
 //!
 //! A region whose re-runs do not wait for a failure (a scheduler), a listener that acknowledges
 //! its messages itself, a method whose own transaction commits after its body (a commit can
@@ -72,12 +74,52 @@ const DEFERRED: &[&str] = &[
     "Publisher",
 ];
 
-/// Does every attempt of method `id` (the code of a region that runs again only after a
-/// failure) that starts one of the calls at `leads` (spans in its body: the calls that lead to
-/// the sink) fail no more? Each such call sits in a `try` that catches every exception in
-/// clauses that cannot fail, and whatever may run after that `try` cannot fail either. `false`
-/// when `leads` is empty or a call is anywhere else.
-pub fn sent_once(project: &Project, cat: &Catalogue, id: MethodId, leads: &[Span]) -> bool {
+/// How many calls deep [`sent_once`] follows a call that is the last thing its method does.
+const DEPTH: usize = 4;
+
+/// Does every attempt of method `root` (the code of a region that runs again only after a
+/// failure) that reaches the sink at `at` in method `sink` fail no more once the sink has
+/// started? Each call of `root` that leads there (`leads_to`: a method from which `sink` may be
+/// called) sits in a `try` that catches every exception in clauses that cannot fail, and
+/// whatever may run after that `try` cannot fail either — or the call is the last thing that
+/// can fail in its method and the callee's own calls are such ([`DEPTH`] calls deep; a callee
+/// in a transaction of its own, whose commit follows its body, is not followed).
+pub fn sent_once(
+    project: &Project,
+    cat: &Catalogue,
+    root: MethodId,
+    sink: MethodId,
+    at: Span,
+    leads_to: &dyn Fn(MethodId) -> bool,
+) -> bool {
+    let mut chain = vec![root];
+    once_from(project, cat, root, sink, at, leads_to, &mut chain)
+}
+
+fn once_from(
+    project: &Project,
+    cat: &Catalogue,
+    id: MethodId,
+    sink: MethodId,
+    at: Span,
+    leads_to: &dyn Fn(MethodId) -> bool,
+    chain: &mut Vec<MethodId>,
+) -> bool {
+    // The calls of `id` that lead to the sink, each with its leading targets.
+    let mut leads: Vec<(Span, Vec<MethodId>)> = Vec::new();
+    if id == sink {
+        leads.push((at, Vec::new()));
+    } else {
+        for (_, span, t) in crate::semantic::callgraph::call_sites(project, cat, id) {
+            if !leads_to(t) && t != sink {
+                continue;
+            }
+            match leads.iter_mut().find(|(s, _)| *s == span) {
+                Some((_, ts)) => ts.push(t),
+                None => leads.push((span, vec![t])),
+            }
+        }
+    }
     if leads.is_empty() {
         return false;
     }
@@ -86,11 +128,29 @@ pub fn sent_once(project: &Project, cat: &Catalogue, id: MethodId, leads: &[Span
         return false;
     };
     let body: &Block = &body;
+    let spans: Vec<Span> = leads.iter().map(|(s, _)| *s).collect();
+    // A call that is the last thing that can fail: every callee it leads into sends once.
+    let through = |span: Span| -> bool {
+        let Some((_, targets)) = leads.iter().find(|(s, _)| *s == span) else {
+            return false;
+        };
+        !targets.is_empty()
+            && chain.len() <= DEPTH
+            && targets.iter().all(|t| {
+                if chain.contains(t) || super::in_transaction(project, cat, *t) {
+                    return false;
+                }
+                let mut deeper = chain.clone();
+                deeper.push(*t);
+                once_from(project, cat, *t, sink, at, leads_to, &mut deeper)
+            })
+    };
     let judge = Judge {
         project,
         cat,
         id,
-        leads,
+        leads: &spans,
+        through: &through,
         vars: declared(m, body),
     };
     judge.block_ok(body, true, false)
@@ -149,6 +209,8 @@ struct Judge<'a> {
     cat: &'a Catalogue,
     id: MethodId,
     leads: &'a [Span],
+    /// Does the call at this span (a call that leads to the sink) send once in every callee?
+    through: &'a dyn Fn(Span) -> bool,
     vars: HashMap<String, Option<String>>,
 }
 
@@ -227,9 +289,7 @@ impl Judge<'_> {
             Stmt::If { cond, then, els } => {
                 !self.expr_leads(cond)
                     && self.block_ok(then, after, nested)
-                    && els
-                        .as_ref()
-                        .is_none_or(|e| self.block_ok(e, after, nested))
+                    && els.as_ref().is_none_or(|e| self.block_ok(e, after, nested))
             }
             Stmt::Block(b) => self.block_ok(b, after, nested),
             Stmt::Loop {
@@ -252,6 +312,16 @@ impl Judge<'_> {
                     && update.iter().all(|u| self.cannot_fail(u))
                     && self.all_never_fail(body);
                 self.block_ok(body, after && again, nested)
+            }
+            // The call itself, as the last thing that can fail: its receiver and arguments
+            // (evaluated before it) hold no call that leads to the sink.
+            Stmt::Expr(Expr::Call(c))
+            | Stmt::Return(Some(Expr::Call(c)), _)
+            | Stmt::Local {
+                init: Some(Expr::Call(c)),
+                ..
+            } if after && self.leads.contains(&c.span) => {
+                !c.recv.iter().chain(&c.args).any(|e| self.expr_leads(e)) && (self.through)(c.span)
             }
             _ => false,
         }
@@ -285,9 +355,7 @@ impl Judge<'_> {
             Stmt::Expr(Expr::Assign(a)) => {
                 matches!(a.target, Expr::Name(..)) && self.cannot_fail(&a.value)
             }
-            Stmt::Expr(e) => {
-                observes(self.project, self.cat, self.id, s) || self.cannot_fail(e)
-            }
+            Stmt::Expr(e) => observes(self.project, self.cat, self.id, s) || self.cannot_fail(e),
             Stmt::If { cond, then, els } => {
                 self.cannot_fail(cond)
                     && self.all_never_fail(then)
@@ -388,7 +456,10 @@ impl Judge<'_> {
             Some(t) => t.clone()?,
             None => self.project.field(class, n)?.1.ty.clone(),
         };
-        Some(self.project.resolve_type(self.id.0, Some(class.1 as usize), &ty))
+        Some(
+            self.project
+                .resolve_type(self.id.0, Some(class.1 as usize), &ty),
+        )
     }
 
     /// Is `name` a getter of project class `k`: every declaration in its hierarchy returns a

@@ -121,9 +121,11 @@ declare_rule! {
     /// into another service, `ack.acknowledge()`), a catch clause that rethrows or does
     /// anything else that can fail (a dead-letter send), a `finally` that can fail, a method
     /// in a transaction of its own (`@Transactional`: the commit after the body can fail), a
-    /// listener that acknowledges its messages itself, a scheduler (it runs again whether or
-    /// not a run failed), and a `try` in a method the region calls rather than in the retried
-    /// method or listener itself.
+    /// listener that acknowledges its messages itself, and a scheduler (it runs again whether
+    /// or not a run failed). The `try` may be in a method the region calls, when that call is
+    /// the last thing that can fail in its caller (a listener whose last step hands the batch
+    /// to a service that loops with a catch-all per item), followed up to four calls deep; a
+    /// called method in a transaction of its own is not followed (its commit comes after).
     ///
     /// ## When it is silent: code tree-sitter could not parse
     /// A file with a syntax error is analysed around it, but a method whose declaration holds

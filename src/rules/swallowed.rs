@@ -14,25 +14,16 @@ pub(super) fn holds(cx: &Context, i: usize, m: MethodId, at: Span) -> bool {
     let Some(root) = crate::regions::redelivered_method(cx.project, cx.cat, &cx.regions[i]) else {
         return false;
     };
-    let leads: Vec<Span> = if m == root {
-        vec![at]
-    } else {
-        // The methods from which `m` may be called, `m` included.
-        let callers = reach::callers(cx);
-        let mut up: BTreeSet<MethodId> = BTreeSet::from([m]);
-        let mut work = vec![m];
-        while let Some(x) = work.pop() {
-            for c in callers.get(&x).into_iter().flatten() {
-                if *c != root && up.insert(*c) {
-                    work.push(*c);
-                }
+    // The methods from which `m` may be called, `m` included.
+    let callers = reach::callers(cx);
+    let mut up: BTreeSet<MethodId> = BTreeSet::from([m]);
+    let mut work = vec![m];
+    while let Some(x) = work.pop() {
+        for c in callers.get(&x).into_iter().flatten() {
+            if up.insert(*c) {
+                work.push(*c);
             }
         }
-        crate::semantic::callgraph::call_sites(cx.project, cx.cat, root)
-            .into_iter()
-            .filter(|(_, _, t)| up.contains(t))
-            .map(|(_, span, _)| span)
-            .collect()
-    };
-    crate::regions::sent_once(cx.project, cx.cat, root, &leads)
+    }
+    crate::regions::sent_once(cx.project, cx.cat, root, m, at, &|t| up.contains(&t))
 }
