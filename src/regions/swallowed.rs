@@ -92,8 +92,7 @@ pub fn sent_once(
     at: Span,
     leads_to: &dyn Fn(MethodId) -> bool,
 ) -> bool {
-    let mut chain = vec![root];
-    once_from(project, cat, root, sink, at, leads_to, &mut chain)
+    once_from(project, cat, root, sink, at, leads_to, &[root])
 }
 
 fn once_from(
@@ -103,7 +102,7 @@ fn once_from(
     sink: MethodId,
     at: Span,
     leads_to: &dyn Fn(MethodId) -> bool,
-    chain: &mut Vec<MethodId>,
+    chain: &[MethodId],
 ) -> bool {
     // The calls of `id` that lead to the sink, each with its leading targets.
     let mut leads: Vec<(Span, Vec<MethodId>)> = Vec::new();
@@ -140,9 +139,9 @@ fn once_from(
                 if chain.contains(t) || super::in_transaction(project, cat, *t) {
                     return false;
                 }
-                let mut deeper = chain.clone();
+                let mut deeper = chain.to_vec();
                 deeper.push(*t);
-                once_from(project, cat, *t, sink, at, leads_to, &mut deeper)
+                once_from(project, cat, *t, sink, at, leads_to, &deeper)
             })
     };
     let judge = Judge {
