@@ -445,7 +445,8 @@ impl Judge<'_> {
         }
     }
 
-    /// The type of a receiver written as a local, a parameter or a field of the class.
+    /// The type of a receiver written as a local, a parameter or a field of the class, or the
+    /// class a static call names (`Registry.getClient()`).
     fn receiver_class(&self, recv: &Expr) -> Option<TypeRef> {
         let Expr::Name(n, _) = recv else {
             return None;
@@ -453,7 +454,10 @@ impl Judge<'_> {
         let class = self.project.class_of(self.id);
         let ty = match self.vars.get(n) {
             Some(t) => t.clone()?,
-            None => self.project.field(class, n)?.1.ty.clone(),
+            None => self
+                .project
+                .field(class, n)
+                .map_or_else(|| n.clone(), |(_, f)| f.ty.clone()),
         };
         Some(
             self.project
@@ -493,4 +497,19 @@ fn bean_name(name: &str) -> Option<String> {
     first
         .is_ascii_uppercase()
         .then(|| first.to_ascii_lowercase().to_string() + cs.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bean_name;
+
+    #[test]
+    fn a_getter_name_reads_its_property() {
+        assert_eq!(bean_name("getTenantId").as_deref(), Some("tenantId"));
+        assert_eq!(bean_name("isActive").as_deref(), Some("active"));
+        // `get()` on a future blocks and may fail; `getaway` is no getter.
+        assert_eq!(bean_name("get"), None);
+        assert_eq!(bean_name("getaway"), None);
+        assert_eq!(bean_name("acknowledge"), None);
+    }
 }
