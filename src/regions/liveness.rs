@@ -181,7 +181,7 @@ pub(super) fn simple(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
 }
 
-fn catches_all(ty: &str) -> bool {
+pub(super) fn catches_all(ty: &str) -> bool {
     let t = ty.trim();
     CATCH_ALL.contains(&simple(t)) && (!t.contains('.') || t.starts_with("java.lang."))
 }
@@ -236,7 +236,7 @@ pub fn dead_reason(
 /// Does one of the row's annotations on method `id` make the listener acknowledge its messages
 /// itself (a `manual_ack` attribute set to one of its values)? Then a message left
 /// unacknowledged is delivered again, whether or not the body fails.
-fn acknowledges_itself(project: &Project, r: &AnnotationRegion, id: MethodId) -> bool {
+pub(super) fn acknowledges_itself(project: &Project, r: &AnnotationRegion, id: MethodId) -> bool {
     if r.manual_ack.is_empty() {
         return false;
     }
@@ -473,16 +473,19 @@ pub fn swallows_every_failure(
 fn preamble_stmt(s: &Stmt) -> bool {
     match s {
         Stmt::Local { init, .. } => init.as_ref().is_none_or(|e| !calls_this(e)),
-        Stmt::Expr(Expr::Call(c)) => {
-            const LEVELS: &[&str] = &["trace", "debug", "info", "warn", "error"];
-            let logger = matches!(
-                c.recv.as_ref().map(Expr::peel),
-                Some(Expr::Name(n, _)) if ["log", "logger"].contains(&n.to_ascii_lowercase().as_str())
-            );
-            logger && LEVELS.contains(&c.name.as_str())
-        }
+        Stmt::Expr(Expr::Call(c)) => logs(c),
         _ => false,
     }
+}
+
+/// Is `c` a logging call: `trace`/`debug`/`info`/`warn`/`error` on a `log`/`logger` variable?
+pub(super) fn logs(c: &Call) -> bool {
+    const LEVELS: &[&str] = &["trace", "debug", "info", "warn", "error"];
+    let logger = matches!(
+        c.recv.as_ref().map(Expr::peel),
+        Some(Expr::Name(n, _)) if ["log", "logger"].contains(&n.to_ascii_lowercase().as_str())
+    );
+    logger && LEVELS.contains(&c.name.as_str())
 }
 
 /// Does evaluating `e` call a method on `this`, or run a lambda or an anonymous class?

@@ -17,6 +17,7 @@ mod retry_loops;
 mod sent_through;
 mod steps;
 mod stored_functions;
+mod swallowed;
 mod transactions;
 
 pub use annotations::annotation_regions;
@@ -31,6 +32,7 @@ pub use registration::{
 pub use retry_loops::{is_retry_loop, may_hold_region};
 pub use sent_through::enter_interceptors;
 pub use stored_functions::{FileCalls, function_sends};
+pub use swallowed::{redelivered_method, sent_once};
 pub use transactions::{in_transaction, leaves_transaction, own_transaction};
 
 use crate::java::ir::*;

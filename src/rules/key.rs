@@ -67,6 +67,8 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
             // A key header in a container counts where the region sends the container on a
             // request that is not a read.
             covering.retain(|i| reach::sent_in_region(cx, *i, &ev.sink.loc));
+            // A region that re-runs only after a failure, where no failure can follow the sink.
+            covering.retain(|i| !super::swallowed::holds(cx, *i, *id, ev.at));
             if covering.is_empty() {
                 continue;
             }

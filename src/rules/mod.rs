@@ -22,6 +22,7 @@ mod rl005;
 mod rl006;
 mod rl100;
 mod rl101;
+mod swallowed;
 
 /// What a rule's check reads: the project, the catalogue, and the analysis of the methods that
 /// some region reaches.

@@ -96,6 +96,42 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ## When it is silent: a key sent where no later failure re-runs it
+    /// A retried method or a redelivered listener runs again only when an attempt fails, and
+    /// only a failure that comes once the key is out re-sends it under a new one — the send's
+    /// own failure (a timeout after the provider took the request) included. So the key goes
+    /// out once when every call of the retried method or listener that leads to the send sits
+    /// in a `try` that catches every exception (`Exception`, `Throwable`; `RuntimeException`
+    /// when the method declares no checked exception) in clauses that cannot fail themselves,
+    /// and nothing that runs after that `try` can fail: logging, metrics calls, getters and
+    /// record accessors, conditions on them, `continue`, `break`, `return`. In a loop the whole
+    /// body runs again for the next item, so it counts as after:
+    /// ```java
+    /// @KafkaListener(topics = "telemetry.sensor.reading")
+    /// public void consume(String message) {
+    ///     SensorReading reading = parse(message);
+    ///     for (Shipment s : shipments.findInTransitBySensor(reading.sensorId())) {
+    ///         if (!reading.tenantId().equals(s.getTenantId())) {
+    ///             continue;
+    ///         }
+    ///         try {
+    ///             alerts.raiseExcursion(s.getShipmentId(), reading.value()); // keys by the clock: silent
+    ///         } catch (Exception e) {
+    ///             log.error("excursion alert for {} failed", s.getShipmentId(), e);
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    /// Still reported: a statement after the `try` that can fail (`shipments.save(s)`, a call
+    /// into another service, `ack.acknowledge()`), a catch clause that rethrows or does
+    /// anything else that can fail (a dead-letter send), a `finally` that can fail, a method
+    /// in a transaction of its own (`@Transactional`: the commit after the body can fail), a
+    /// listener that acknowledges its messages itself, and a scheduler (it runs again whether
+    /// or not a run failed). The `try` may be in a method the region calls, when that call is
+    /// the last thing that can fail in its caller (a listener whose last step hands the batch
+    /// to a service that loops with a catch-all per item), followed up to four calls deep; a
+    /// called method in a transaction of its own is not followed (its commit comes after).
+    ///
     /// ## When it is silent: code tree-sitter could not parse
     /// A file with a syntax error is analysed around it, but a method whose declaration holds
     /// an ERROR or MISSING node is not trusted: error recovery may have nested the methods after

@@ -1,0 +1,515 @@
+//! Where a key is sent in a region that runs again only when an attempt fails (SPEC §3.3): a
+//! retried method or a redelivered listener re-runs a sink with a new key only if a failure can
+//! leave the region once the sink has started — the sink's own failure (the timeout of the
+//! classic bug) included. When every call of the region's method that leads to the sink sits in
+//! a `try` that catches every exception in clauses that cannot fail, and nothing that runs
+//! after that `try` can fail (logging, metrics, getters and record accessors, simple
+//! conditions, `continue`/`return`; in a loop, the whole body, which runs again for the next
+//! item), an attempt that reached the sink never fails, and the key goes out once. A call that
+//! is the last thing that can fail in its method is followed into its callees, where the same
+//! holds (the `try` may be a few calls down).
+//!
+//! A region whose re-runs do not wait for a failure (a scheduler), a listener that acknowledges
+//! its messages itself, a method whose own transaction commits after its body (a commit can
+//! fail after the send), a region entered through an interceptor or a lazy pipeline, and a
+//! region whose code is not one whole method keep their findings.
+
+use super::failures::observes;
+use super::liveness::{acknowledges_itself, catches_all, logs, simple};
+use super::{Part, Region};
+use crate::catalogue::Catalogue;
+use crate::java::ir::{Block, Call, Expr, Node, Stmt};
+use crate::java::ir::{ClassKind, Span};
+use crate::semantic::{MethodId, Project, TypeRef};
+use std::collections::HashMap;
+
+/// The method of region `r` when the framework runs it again only after an attempt fails, and
+/// nothing but the method's own statements runs between its last statement and the end of the
+/// attempt: a live annotation or implementation region of a row that re-runs on failure (a
+/// retried method, a redelivered listener), its code one whole method, neither a scheduler nor
+/// a listener that acknowledges its messages itself, entered through no interceptor, not in a
+/// transaction of its own (whose commit after the body can fail), returning neither a future nor
+/// a publisher (which fails after the body) and sending no reply (`@SendTo`).
+pub fn redelivered_method(project: &Project, cat: &Catalogue, r: &Region) -> Option<MethodId> {
+    if r.scheduler || r.dead.is_some() || !r.entered.is_empty() || !r.sends_at.is_empty() {
+        return None;
+    }
+    let [Part::Whole(id)] = r.parts.as_slice() else {
+        return None;
+    };
+    let on_failure = match cat.regions.annotation.iter().find(|x| x.id == r.row) {
+        Some(row) => row.on_failure && !row.scheduler && !acknowledges_itself(project, row, *id),
+        None => cat
+            .regions
+            .implementation
+            .iter()
+            .find(|x| x.id == r.row)
+            .is_some_and(|row| row.on_failure && !row.scheduler),
+    };
+    let m = project.method(*id);
+    // A returned future or publisher fails later, outside every `try` of the body; a reply sent
+    // from the returned value (`@SendTo`) is sent after the body.
+    let deferred = DEFERRED.contains(&simple(&m.ret));
+    let replies = m.annotations.iter().any(|a| simple(&a.name) == "SendTo");
+    (on_failure && !deferred && !replies && !super::in_transaction(project, cat, *id))
+        .then_some(*id)
+}
+
+/// Return types whose failure comes after the method has returned.
+const DEFERRED: &[&str] = &[
+    "CompletableFuture",
+    "CompletionStage",
+    "Future",
+    "ListenableFuture",
+    "Mono",
+    "Flux",
+    "Single",
+    "Maybe",
+    "Completable",
+    "Flowable",
+    "Observable",
+    "Uni",
+    "Multi",
+    "Promise",
+    "Publisher",
+];
+
+/// How many calls deep [`sent_once`] follows a call that is the last thing its method does.
+const DEPTH: usize = 4;
+
+/// Does every attempt of method `root` (the code of a region that runs again only after a
+/// failure) that reaches the sink at `at` in method `sink` fail no more once the sink has
+/// started? Each call of `root` that leads there (`leads_to`: a method from which `sink` may be
+/// called) sits in a `try` that catches every exception in clauses that cannot fail, and
+/// whatever may run after that `try` cannot fail either — or the call is the last thing that
+/// can fail in its method and the callee's own calls are such ([`DEPTH`] calls deep; a callee
+/// in a transaction of its own, whose commit follows its body, is not followed).
+pub fn sent_once(
+    project: &Project,
+    cat: &Catalogue,
+    root: MethodId,
+    sink: MethodId,
+    at: Span,
+    leads_to: &dyn Fn(MethodId) -> bool,
+) -> bool {
+    once_from(project, cat, root, sink, at, leads_to, &[root])
+}
+
+fn once_from(
+    project: &Project,
+    cat: &Catalogue,
+    id: MethodId,
+    sink: MethodId,
+    at: Span,
+    leads_to: &dyn Fn(MethodId) -> bool,
+    chain: &[MethodId],
+) -> bool {
+    // The calls of `id` that lead to the sink, each with its leading targets.
+    let mut leads: Vec<(Span, Vec<MethodId>)> = Vec::new();
+    if id == sink {
+        leads.push((at, Vec::new()));
+    } else {
+        for (_, span, t) in crate::semantic::callgraph::call_sites(project, cat, id) {
+            if !leads_to(t) && t != sink {
+                continue;
+            }
+            match leads.iter_mut().find(|(s, _)| *s == span) {
+                Some((_, ts)) => ts.push(t),
+                None => leads.push((span, vec![t])),
+            }
+        }
+    }
+    if leads.is_empty() {
+        return false;
+    }
+    let m = project.method(id);
+    let Some(body) = m.peek_body() else {
+        return false;
+    };
+    let body: &Block = &body;
+    let spans: Vec<Span> = leads.iter().map(|(s, _)| *s).collect();
+    // A call that is the last thing that can fail: every callee it leads into sends once.
+    let through = |span: Span| -> bool {
+        let Some((_, targets)) = leads.iter().find(|(s, _)| *s == span) else {
+            return false;
+        };
+        !targets.is_empty()
+            && chain.len() <= DEPTH
+            && targets.iter().all(|t| {
+                if chain.contains(t) || super::in_transaction(project, cat, *t) {
+                    return false;
+                }
+                let mut deeper = chain.to_vec();
+                deeper.push(*t);
+                once_from(project, cat, *t, sink, at, leads_to, &deeper)
+            })
+    };
+    let judge = Judge {
+        project,
+        cat,
+        id,
+        leads: &spans,
+        through: &through,
+        vars: declared(m, body),
+    };
+    judge.block_ok(body, true, false)
+}
+
+/// The declared type of each parameter and local of a method (a name declared twice with two
+/// types is left out: its type at a use is not known).
+fn declared(m: &crate::java::ir::Method, body: &Block) -> HashMap<String, Option<String>> {
+    let mut vars: HashMap<String, Option<String>> = HashMap::new();
+    let mut put = |name: &str, ty: &str| {
+        vars.entry(name.to_string())
+            .and_modify(|t| {
+                if t.as_deref() != Some(ty) {
+                    *t = None;
+                }
+            })
+            .or_insert_with(|| Some(ty.to_string()));
+    };
+    for p in &m.params {
+        put(&p.name, &p.ty);
+    }
+    for n in Node::all(body) {
+        match n {
+            Node::Stmt(Stmt::Local { ty, name, .. }) => put(name, ty),
+            Node::Stmt(Stmt::Loop {
+                each: Some((ty, name, _)),
+                ..
+            }) => put(name, ty),
+            _ => {}
+        }
+    }
+    vars
+}
+
+/// Calls that answer from what their receiver holds on any type (`equals`, `isEmpty`, a caught
+/// exception's `getMessage`).
+const PURE: &[&str] = &[
+    "equals",
+    "equalsIgnoreCase",
+    "isEmpty",
+    "isBlank",
+    "size",
+    "length",
+    "isPresent",
+    "getMessage",
+    "getLocalizedMessage",
+    "name",
+    "ordinal",
+    "hashCode",
+    "getClass",
+    "getSimpleName",
+];
+
+struct Judge<'a> {
+    project: &'a Project,
+    cat: &'a Catalogue,
+    id: MethodId,
+    leads: &'a [Span],
+    /// Does the call at this span (a call that leads to the sink) send once in every callee?
+    through: &'a dyn Fn(Span) -> bool,
+    vars: HashMap<String, Option<String>>,
+}
+
+impl Judge<'_> {
+    /// Does `s` hold one of the calls that lead to the sink?
+    fn leads_in(&self, s: &Stmt) -> bool {
+        self.holds_lead(Node::Stmt(s))
+    }
+
+    fn expr_leads(&self, e: &Expr) -> bool {
+        self.holds_lead(Node::Expr(e))
+    }
+
+    fn holds_lead(&self, n: Node<'_>) -> bool {
+        let mut stack = vec![n];
+        while let Some(n) = stack.pop() {
+            if let Node::Expr(e) = n {
+                let sp = e.span();
+                if self
+                    .leads
+                    .iter()
+                    .any(|l| sp.start <= l.start && l.end <= sp.end)
+                {
+                    return true;
+                }
+            }
+            n.children(&mut stack);
+        }
+        false
+    }
+
+    /// Is every call of `block` that leads to the sink protected? `tail`: nothing that may run
+    /// after `block` (in the method) can fail. `nested`: `block` is inside a `try` body.
+    fn block_ok(&self, block: &Block, tail: bool, nested: bool) -> bool {
+        for (k, s) in block.iter().enumerate() {
+            if !self.leads_in(s) {
+                continue;
+            }
+            let after = tail && block[k + 1..].iter().all(|x| self.never_fails(x));
+            if !self.stmt_ok(s, after, nested) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn stmt_ok(&self, s: &Stmt, after: bool, nested: bool) -> bool {
+        match s {
+            Stmt::Try {
+                resources,
+                body,
+                catches,
+                finally,
+            } => {
+                let fin = finally.as_ref().is_none_or(|f| self.all_never_fail(f));
+                if let Some(f) = finally
+                    && !self.block_ok(f, after, nested)
+                {
+                    return false;
+                }
+                if !catches
+                    .iter()
+                    .all(|(_, c)| self.block_ok(c, after && fin, nested))
+                {
+                    return false;
+                }
+                if !resources.iter().chain(body).any(|x| self.leads_in(x)) {
+                    return true;
+                }
+                if after && fin && self.swallows(catches, nested) {
+                    return true;
+                }
+                !resources.iter().any(|x| self.leads_in(x))
+                    && self.block_ok(body, after && fin, true)
+            }
+            Stmt::If { cond, then, els } => {
+                !self.expr_leads(cond)
+                    && self.block_ok(then, after, nested)
+                    && els.as_ref().is_none_or(|e| self.block_ok(e, after, nested))
+            }
+            Stmt::Block(b) => self.block_ok(b, after, nested),
+            Stmt::Loop {
+                head,
+                cond,
+                update,
+                body,
+                each,
+                ..
+            } => {
+                if head.iter().any(|x| self.leads_in(x))
+                    || cond.as_ref().is_some_and(|c| self.expr_leads(c))
+                    || update.iter().any(|u| self.expr_leads(u))
+                    || each.as_ref().is_some_and(|(_, _, e)| self.expr_leads(e))
+                {
+                    return false;
+                }
+                // The body runs again for the next item, after the sink of this one.
+                let again = cond.as_ref().is_none_or(|c| self.cannot_fail(c))
+                    && update.iter().all(|u| self.cannot_fail(u))
+                    && self.all_never_fail(body);
+                self.block_ok(body, after && again, nested)
+            }
+            // The call itself, as the last thing that can fail: its receiver and arguments
+            // (evaluated before it) hold no call that leads to the sink.
+            Stmt::Expr(Expr::Call(c))
+            | Stmt::Return(Some(Expr::Call(c)), _)
+            | Stmt::Local {
+                init: Some(Expr::Call(c)),
+                ..
+            } if after && self.leads.contains(&c.span) => {
+                !c.recv.iter().chain(&c.args).any(|e| self.expr_leads(e)) && (self.through)(c.span)
+            }
+            _ => false,
+        }
+    }
+
+    /// Do the catch clauses take every exception and none of them fail? A `RuntimeException`
+    /// clause takes every one only where no checked exception can be thrown: the method
+    /// declares none and no enclosing `try` may catch one.
+    fn swallows(&self, catches: &[(String, Block)], nested: bool) -> bool {
+        let all = catches.iter().any(|(_, b)| match b.first() {
+            Some(Stmt::Local { ty, init: None, .. }) if catches_all(ty) => {
+                simple(ty.trim()) != "RuntimeException"
+                    || (!nested && self.project.method(self.id).throws.is_empty())
+            }
+            _ => false,
+        });
+        all && catches.iter().all(|(_, b)| self.all_never_fail(b))
+    }
+
+    fn all_never_fail(&self, b: &Block) -> bool {
+        b.iter().all(|s| self.never_fails(s))
+    }
+
+    /// Can statement `s` not fail: a declaration of a value that cannot fail, a logging call, a
+    /// metrics call, a simple condition around such statements, a loop over them, a `try` that
+    /// swallows every failure, `continue`, `break`, a `return` of a value that cannot fail?
+    fn never_fails(&self, s: &Stmt) -> bool {
+        match s {
+            Stmt::Local { init, .. } => init.as_ref().is_none_or(|e| self.cannot_fail(e)),
+            Stmt::Expr(Expr::Call(c)) if logs(c) => c.args.iter().all(|a| self.cannot_fail(a)),
+            Stmt::Expr(Expr::Assign(a)) => {
+                matches!(a.target, Expr::Name(..)) && self.cannot_fail(&a.value)
+            }
+            Stmt::Expr(e) => observes(self.project, self.cat, self.id, s) || self.cannot_fail(e),
+            Stmt::If { cond, then, els } => {
+                self.cannot_fail(cond)
+                    && self.all_never_fail(then)
+                    && els.as_ref().is_none_or(|e| self.all_never_fail(e))
+            }
+            Stmt::Loop {
+                head,
+                cond,
+                update,
+                body,
+                each,
+                ..
+            } => {
+                self.all_never_fail(head)
+                    && cond.as_ref().is_none_or(|c| self.cannot_fail(c))
+                    && update.iter().all(|u| self.cannot_fail(u))
+                    && each.as_ref().is_none_or(|(_, _, e)| self.cannot_fail(e))
+                    && self.all_never_fail(body)
+            }
+            Stmt::Try {
+                resources,
+                body,
+                catches,
+                finally,
+            } => {
+                resources.is_empty()
+                    && (self.swallows(catches, true)
+                        || self.all_never_fail(body)
+                            && catches.iter().all(|(_, b)| self.all_never_fail(b)))
+                    && finally.as_ref().is_none_or(|f| self.all_never_fail(f))
+            }
+            Stmt::Return(e, _) => e.as_ref().is_none_or(|e| self.cannot_fail(e)),
+            Stmt::Block(b) => self.all_never_fail(b),
+            Stmt::Break | Stmt::Continue | Stmt::Jump => true,
+            Stmt::Throw(_) => false,
+        }
+    }
+
+    /// Can evaluating `e` not fail: names, literals, field reads, comparisons and
+    /// concatenations, lambdas (made, not run), and getters or record accessors?
+    fn cannot_fail(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Name(..)
+            | Expr::This(_)
+            | Expr::Str(..)
+            | Expr::Lit(..)
+            | Expr::Null(_)
+            | Expr::Opaque(_)
+            | Expr::Lambda(_)
+            | Expr::MethodRef(_) => true,
+            Expr::Field(r, _, _) | Expr::Not(r, _) => self.cannot_fail(r),
+            Expr::Op(v, _) if v.len() == 1 => self.cannot_fail(&v[0]),
+            Expr::Binary(b) => {
+                !matches!(b.op.as_str(), "/" | "%")
+                    && self.cannot_fail(&b.left)
+                    && self.cannot_fail(&b.right)
+            }
+            Expr::Ternary(a, b, c, _) => {
+                self.cannot_fail(a) && self.cannot_fail(b) && self.cannot_fail(c)
+            }
+            Expr::Call(c) => self.accessor(c),
+            _ => false,
+        }
+    }
+
+    /// Is `c` a call that only reads what its receiver holds: one of [`PURE`], a getter of a
+    /// project class (its body returns a field; a record's accessor; a Lombok getter of a field),
+    /// or, on a receiver of a library type, a `getX()`/`isX()`/`hasX()` with no arguments?
+    fn accessor(&self, c: &Call) -> bool {
+        let Some(recv) = c.recv.as_ref() else {
+            return false;
+        };
+        if matches!(recv, Expr::This(_)) || c.on_super || !self.cannot_fail(recv) {
+            return false;
+        }
+        if !c.args.iter().all(|a| self.cannot_fail(a)) {
+            return false;
+        }
+        if PURE.contains(&c.name.as_str()) {
+            return true;
+        }
+        if !c.args.is_empty() {
+            return false;
+        }
+        match self.receiver_class(recv) {
+            Some(TypeRef::Project(k)) => self.project_getter(k, &c.name),
+            _ => bean_name(&c.name).is_some(),
+        }
+    }
+
+    /// The type of a receiver written as a local, a parameter or a field of the class, or the
+    /// class a static call names (`Registry.getClient()`).
+    fn receiver_class(&self, recv: &Expr) -> Option<TypeRef> {
+        let Expr::Name(n, _) = recv else {
+            return None;
+        };
+        let class = self.project.class_of(self.id);
+        let ty = match self.vars.get(n) {
+            Some(t) => t.clone()?,
+            None => self
+                .project
+                .field(class, n)
+                .map_or_else(|| n.clone(), |(_, f)| f.ty.clone()),
+        };
+        Some(
+            self.project
+                .resolve_type(self.id.0, Some(class.1 as usize), &ty),
+        )
+    }
+
+    /// Is `name` a getter of project class `k`: every declaration in its hierarchy returns a
+    /// field, or none is written and it is a record's accessor or a getter Lombok writes for a
+    /// field?
+    fn project_getter(&self, k: crate::semantic::ClassRef, name: &str) -> bool {
+        let declared = self.project.methods_in_hierarchy(k, name, 0);
+        if declared.is_empty() {
+            let class = self.project.class(k);
+            if class.kind == ClassKind::Record {
+                return self.project.field(k, name).is_some();
+            }
+            return bean_name(name).is_some_and(|f| self.project.field(k, &f).is_some());
+        }
+        declared.iter().all(|m| {
+            self.project.method(*m).peek_body().is_some_and(|b| {
+                matches!(b.as_slice(), [Stmt::Return(Some(e), _)]
+                    if matches!(e, Expr::Name(..))
+                        || matches!(e, Expr::Field(r, _, _) if matches!(**r, Expr::This(_))))
+            })
+        })
+    }
+}
+
+/// The property a getter name reads: `getTenantId` → `tenantId`, `isActive` → `active`.
+fn bean_name(name: &str) -> Option<String> {
+    let rest = ["get", "is", "has"]
+        .iter()
+        .find_map(|p| name.strip_prefix(p))?;
+    let mut cs = rest.chars();
+    let first = cs.next()?;
+    first
+        .is_ascii_uppercase()
+        .then(|| first.to_ascii_lowercase().to_string() + cs.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bean_name;
+
+    #[test]
+    fn a_getter_name_reads_its_property() {
+        assert_eq!(bean_name("getTenantId").as_deref(), Some("tenantId"));
+        assert_eq!(bean_name("isActive").as_deref(), Some("active"));
+        // `get()` on a future blocks and may fail; `getaway` is no getter.
+        assert_eq!(bean_name("get"), None);
+        assert_eq!(bean_name("getaway"), None);
+        assert_eq!(bean_name("acknowledge"), None);
+    }
+}

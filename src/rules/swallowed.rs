@@ -1,0 +1,29 @@
+//! Whether a region that runs again only after a failed attempt can still fail once it has
+//! started a sink (see `regions::sent_once`): the calls of the region's method that lead to the
+//! sink are found on the call graph, and the method's statements decide.
+
+use super::{Context, reach};
+use crate::java::ir::Span;
+use crate::semantic::MethodId;
+use std::collections::BTreeSet;
+
+/// Does region `i` send the key of a sink reached at `at` in method `m` only once: every call
+/// of the region's method that may lead to `m` (or, in that method itself, the sink) sits in a
+/// `try` that swallows every failure, and nothing after it can fail?
+pub(super) fn holds(cx: &Context, i: usize, m: MethodId, at: Span) -> bool {
+    let Some(root) = crate::regions::redelivered_method(cx.project, cx.cat, &cx.regions[i]) else {
+        return false;
+    };
+    // The methods from which `m` may be called, `m` included.
+    let callers = reach::callers(cx);
+    let mut up: BTreeSet<MethodId> = BTreeSet::from([m]);
+    let mut work = vec![m];
+    while let Some(x) = work.pop() {
+        for c in callers.get(&x).into_iter().flatten() {
+            if up.insert(*c) {
+                work.push(*c);
+            }
+        }
+    }
+    crate::regions::sent_once(cx.project, cx.cat, root, m, at, &|t| up.contains(&t))
+}
