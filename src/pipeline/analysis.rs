@@ -65,11 +65,22 @@ pub(crate) fn find(
     sends.by_call = instance_sends;
     // A functional value called where it is held runs the lambdas stored into it: a region
     // that makes the call enters them as it enters a client's interceptors.
+    // A call on a functional parameter counts only for a region written in its method.
+    let region_code: HashSet<MethodId> = all_regions
+        .iter()
+        .chain(&dead_regions)
+        .flat_map(region_methods)
+        .collect();
     let functions = crate::phase("functions", || {
-        regions::function_sends(project, cat, &|file, scan| match &round {
-            Some(r) => r.scan_plain(Scan::FunctionCalls, (file, u32::MAX), scan),
-            None => scan(),
-        })
+        regions::function_sends(
+            project,
+            cat,
+            &|file, scan| match &round {
+                Some(r) => r.scan_plain(Scan::FunctionCalls, (file, u32::MAX), scan),
+                None => scan(),
+            },
+            &|m| region_code.contains(&m),
+        )
     });
     sends.by_call.extend(functions.held);
     sends.own_calls = functions.own;

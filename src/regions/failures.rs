@@ -30,7 +30,12 @@ impl<'a> Rethrows<'a> {
         block: &Block,
         depth: usize,
     ) -> bool {
-        let calls = calls_passing(block, var);
+        // A logging call is handed the exception to print it, never to throw it: only the
+        // other calls are resolved (resolving a method's calls is the costly part).
+        let calls: Vec<_> = calls_passing(block, var)
+            .into_iter()
+            .filter(|(c, _)| !super::liveness::logs(c))
+            .collect();
         if calls.is_empty() {
             return false;
         }

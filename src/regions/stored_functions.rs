@@ -61,11 +61,13 @@ pub struct FunctionSends {
 
 /// The calls of a functional method on a held value, with the code each one runs.
 /// `per_file` gives the [`FileCalls`] of a file, from the function it is passed (which scans
-/// the file) or from a cache.
+/// the file) or from a cache. `region_code` says whether a method is the code of a region: a
+/// call on a parameter is followed only there.
 pub fn function_sends(
     project: &Project,
     cat: &Catalogue,
     per_file: &(dyn Fn(u32, &dyn Fn() -> FileCalls) -> FileCalls + Sync),
+    region_code: &dyn Fn(MethodId) -> bool,
 ) -> FunctionSends {
     use rayon::prelude::*;
     let rows = &cat.regions.function_call;
@@ -83,7 +85,11 @@ pub fn function_sends(
     let mut sites: Vec<(MethodId, ScopeId, Span, Holder)> = Vec::new();
     let mut by_call_name: HashMap<String, Vec<MethodId>> = HashMap::new();
     for f in found {
-        sites.extend(f.sites);
+        sites.extend(
+            f.sites
+                .into_iter()
+                .filter(|(m, _, _, h)| matches!(h, Holder::Field(..)) || region_code(*m)),
+        );
         for (name, id) in f.by_call_name {
             by_call_name.entry(name).or_default().push(id);
         }
