@@ -126,11 +126,7 @@ pub(super) fn calls_in_region<'c>(
     m: MethodId,
 ) -> Option<Vec<(MethodId, &'c [flow::Fact])>> {
     let mut out = Vec::new();
-    let within = callers(cx)
-        .get(&m)
-        .into_iter()
-        .flatten()
-        .filter(|c| cx.reaches.contains(i, **c) || region_code(cx, i, **c));
+    let within = callers_in_region(cx, i, m);
     for c in within {
         let f = cx.flows.get(c)?;
         let untaken = cx
@@ -165,6 +161,19 @@ pub(super) fn callers<'c>(cx: &'c Context) -> &'c HashMap<MethodId, Vec<MethodId
         }
         callers
     })
+}
+
+/// The methods calling `m` that run in region `i`: its own code, or methods it reaches.
+pub(super) fn callers_in_region<'c>(
+    cx: &'c Context,
+    i: usize,
+    m: MethodId,
+) -> impl Iterator<Item = &'c MethodId> + 'c {
+    callers(cx)
+        .get(&m)
+        .into_iter()
+        .flatten()
+        .filter(move |c| cx.reaches.contains(i, **c) || region_code(cx, i, **c))
 }
 
 /// The chain of methods from a region's code to `target` (BFS over the call graph; with

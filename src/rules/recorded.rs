@@ -73,12 +73,7 @@ fn transaction_around(cx: &Context, i: usize) -> bool {
         if reach::region_code(cx, i, m) {
             return true;
         }
-        let mut within = reach::callers(cx)
-            .get(&m)
-            .into_iter()
-            .flatten()
-            .filter(|c| cx.reaches.contains(i, **c) || reach::region_code(cx, i, **c))
-            .peekable();
+        let mut within = reach::callers_in_region(cx, i, m).peekable();
         within.peek().is_none()
             || within.any(|c| cx.flows.get(c).is_none_or(|f| !f.self_calls.contains(&m)))
     })

@@ -37,12 +37,7 @@ fn starts(cx: &Context, i: usize) -> Vec<MethodId> {
         if !in_tx(t) || reach::region_code(cx, i, t) {
             continue;
         }
-        let mut callers = reach::callers(cx)
-            .get(&t)
-            .into_iter()
-            .flatten()
-            .filter(|c| cx.reaches.contains(i, **c) || reach::region_code(cx, i, **c))
-            .peekable();
+        let mut callers = reach::callers_in_region(cx, i, t).peekable();
         if callers.peek().is_some()
             && callers.all(|c| cx.flows.get(c).is_some_and(|f| !f.self_calls.contains(&t)))
         {
