@@ -110,13 +110,8 @@ impl Cx<'_> {
     /// element type of a collection, `Optional`, `Stream` or page it returns.
     fn row_class(&self, class: ClassRef, method: &Method) -> Option<ClassRef> {
         let written = written_type(&method.ret, &method.ret_generic);
-        let inner = match (written.find('<'), written.rfind('>')) {
-            (Some(a), Some(b)) if a < b => {
-                let args = &written[a + 1..b];
-                args.split(',').next().unwrap_or(args)
-            }
-            _ => written,
-        };
+        let args = crate::semantic::generics::type_args(written);
+        let inner = args.first().copied().unwrap_or(written);
         let inner = inner.trim().trim_start_matches("? extends ").trim();
         match self
             .project

@@ -5,22 +5,32 @@
 
 use super::{Part, Region};
 use crate::catalogue::Catalogue;
-use crate::semantic::recursion::{calls_on_this, failure_calls, retries_itself};
+use crate::java::ir::{Block, Method, Span};
+use crate::semantic::recursion::{calls_on_this, failure_path};
 use crate::semantic::{Loc, MethodId, Project};
 
-/// The region of method `id` when it retries itself, located at its first recursive call.
-pub fn recursion_region(project: &Project, cat: &Catalogue, id: MethodId) -> Option<Region> {
-    let row = cat.regions.recursion.first()?;
-    let m = project.method(id);
-    let is_handler = |op: &str| {
+/// Does an operator run its function arguments when the work before it failed (the
+/// catalogue's `failure_handlers`)?
+fn on_failure(cat: &Catalogue) -> impl Fn(&str) -> bool + '_ {
+    |op: &str| {
         cat.regions
             .recursion
             .iter()
             .any(|r| r.failure_handlers.iter().any(|h| h == op))
-    };
-    let call = match retries_itself(m, &is_handler) {
+    }
+}
+
+/// The region of method `id` when it retries itself, located at its first recursive call, or
+/// at the first call of its failure path on another method of its class that calls it again
+/// (`attempt` → `maybeRetry(task, …)` → `scheduler.schedule(() -> attempt(task, …))`): the retry
+/// goes round through it.
+pub fn recursion_region(project: &Project, cat: &Catalogue, id: MethodId) -> Option<Region> {
+    let row = cat.regions.recursion.first()?;
+    let m = project.method(id);
+    let (direct, others) = failure_path(m, m.body()?, &on_failure(cat));
+    let call = match direct {
         Some(r) => r.call,
-        None => through_another(project, id, &is_handler)?,
+        None => through_another(project, id, m, &others)?,
     };
     Some(Region::new(
         &row.label,
@@ -34,54 +44,36 @@ pub fn recursion_region(project: &Project, cat: &Catalogue, id: MethodId) -> Opt
     ))
 }
 
-/// The first call of `id`'s failure path on another method of its class that calls `id` again
-/// (`attempt` → `maybeRetry(task, …)` → `scheduler.schedule(() -> attempt(task, …))`): the
-/// retry goes round through it.
+/// The first of `calls` (the failure path's calls on other methods of the class) whose target
+/// calls `m` again.
 fn through_another(
     project: &Project,
     id: MethodId,
-    on_failure: &dyn Fn(&str) -> bool,
-) -> Option<crate::java::ir::Span> {
-    let m = project.method(id);
-    if m.is_ctor {
-        return None;
-    }
-    let body = m.body()?;
+    m: &Method,
+    calls: &[(String, usize, Span)],
+) -> Option<Span> {
     let class = project.class_of(id);
-    failure_calls(m, body, on_failure)
-        .into_iter()
+    calls
+        .iter()
         .find(|(name, arity, _)| {
             project.methods_named(class, name).iter().any(|x| {
-                *x != id && project.method(*x).params.len() == *arity && {
-                    let xm = project.method(*x);
-                    xm.body()
+                let xm = project.method(*x);
+                *x != id
+                    && xm.params.len() == *arity
+                    && xm
+                        .body()
                         .is_some_and(|b| calls_on_this(b, &m.name, m.params.len()))
-                }
             })
         })
-        .map(|(_, _, span)| span)
+        .map(|(_, _, span)| *span)
 }
 
-/// Can method `id` be a recursive retry (the cheap test for [`super::may_hold_region`])?
-pub fn may_retry_itself(
-    m: &crate::java::ir::Method,
-    body: &crate::java::ir::Block,
-    cat: &Catalogue,
-) -> bool {
-    !cat.regions.recursion.is_empty()
-        && crate::semantic::recursion::retries_itself_in(m, body, &|op| {
-            cat.regions
-                .recursion
-                .iter()
-                .any(|r| r.failure_handlers.iter().any(|h| h == op))
-        })
-        .is_some()
-        || !cat.regions.recursion.is_empty()
-            && !crate::semantic::recursion::failure_calls(m, body, &|op| {
-                cat.regions
-                    .recursion
-                    .iter()
-                    .any(|r| r.failure_handlers.iter().any(|h| h == op))
-            })
-            .is_empty()
+/// Can method `m` be a recursive retry (the cheap test for [`super::may_hold_region`]): it
+/// calls itself, or another method of its class, from its failure path?
+pub fn may_retry_itself(m: &Method, body: &Block, cat: &Catalogue) -> bool {
+    if cat.regions.recursion.is_empty() {
+        return false;
+    }
+    let (direct, others) = failure_path(m, body, &on_failure(cat));
+    direct.is_some() || !others.is_empty()
 }

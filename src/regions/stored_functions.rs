@@ -159,10 +159,7 @@ pub fn function_sends(
     // What each holder holds, with what flows into it, transitively.
     let mut out = FunctionSends::default();
     for (m, scope, span, h) in sites {
-        let h_kind = match h {
-            Holder::Field(..) => Kind::Field,
-            Holder::Param(..) => Kind::Param,
-        };
+        let on_field = matches!(h, Holder::Field(..));
         let mut parts: BTreeSet<Part> = BTreeSet::new();
         let mut seen = BTreeSet::from([h.clone()]);
         let mut stack = vec![h];
@@ -183,9 +180,10 @@ pub fn function_sends(
                 span,
                 parts.into_iter().take(MAX_FUNCTIONS).collect(),
             );
-            match h_kind {
-                Kind::Field => out.held.push(send),
-                Kind::Param => out.own.push(send),
+            if on_field {
+                out.held.push(send);
+            } else {
+                out.own.push(send);
             }
         }
     }
@@ -232,12 +230,6 @@ fn file_calls(project: &Project, names: &HashSet<&str>, fx: &Functional, file: u
         }
     }
     out
-}
-
-/// Where a called function is held: a field or a parameter of the calling method.
-enum Kind {
-    Field,
-    Param,
 }
 
 /// What flows into a holder: code, or another holder.

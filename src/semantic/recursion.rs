@@ -21,27 +21,7 @@ pub fn retries_itself(m: &Method, on_failure: &dyn Fn(&str) -> bool) -> Option<R
     if m.is_ctor {
         return None;
     }
-    retries_itself_in(m, m.body()?, on_failure)
-}
-
-/// [`retries_itself`] with the method's body at hand.
-pub fn retries_itself_in(
-    m: &Method,
-    body: &Block,
-    on_failure: &dyn Fn(&str) -> bool,
-) -> Option<Recursion> {
-    failure_path(m, body, on_failure).0
-}
-
-/// The calls on `this` of other methods (name, argument count, span) that `m` makes from its
-/// failure path, handing on one of its parameters: a retry may go round through one of them (`attempt` → `maybeRetry` →
-/// `scheduler.schedule(() -> attempt(task, …))`).
-pub fn failure_calls(
-    m: &Method,
-    body: &Block,
-    on_failure: &dyn Fn(&str) -> bool,
-) -> Vec<(String, usize, Span)> {
-    failure_path(m, body, on_failure).1
+    failure_path(m, m.body()?, on_failure).0
 }
 
 /// Does `body` call a method named `name` with `arity` arguments on `this`, anywhere (lambdas
@@ -55,9 +35,11 @@ pub fn calls_on_this(body: &Block, name: &str, arity: usize) -> bool {
     })
 }
 
-/// The recursion of `m` from its failure path, and its failure path's calls of other methods on
-/// `this`.
-fn failure_path(
+/// The recursion of `m` from its failure path, and the calls on `this` of other methods (name,
+/// argument count, span) that its failure path makes handing one of its parameters on: a retry
+/// may go round through one of them (`attempt` → `maybeRetry` → `scheduler.schedule(() ->
+/// attempt(task, …))`).
+pub fn failure_path(
     m: &Method,
     body: &Block,
     on_failure: &dyn Fn(&str) -> bool,
@@ -197,15 +179,23 @@ mod tests {
         let body = m.body().unwrap();
         let whenc = |op: &str| op == "whenComplete";
         assert_eq!(retries_itself(&m, &whenc), None);
-        let calls = failure_calls(&m, body, &whenc);
+        let calls = failure_path(&m, body, &whenc).1;
         assert_eq!(calls.len(), 1);
         assert_eq!((calls[0].0.as_str(), calls[0].1), ("next", 2));
         // Not from a success path.
-        assert!(failure_calls(&m, body, &|op| op == "exceptionally").is_empty());
+        assert!(
+            failure_path(&m, body, &|op| op == "exceptionally")
+                .1
+                .is_empty()
+        );
         // A call from the failure path that hands none of the parameters on.
         let ui = "class V { void load(String id) { try { show(fetch(id)); } catch (Exception e) { showError(e.getMessage()); } } void showError(String m) { button.onClick(() -> load(\"x\")); } }";
         let load = method(ui, "load");
-        assert!(failure_calls(&load, load.body().unwrap(), &|_| false).is_empty());
+        assert!(
+            failure_path(&load, load.body().unwrap(), &|_| false)
+                .1
+                .is_empty()
+        );
         let next = method(src, "next");
         assert!(calls_on_this(next.body().unwrap(), "attempt", 2));
         assert!(!calls_on_this(next.body().unwrap(), "attempt", 3));
