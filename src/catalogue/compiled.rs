@@ -108,6 +108,7 @@ macro_rules! each_table {
         $apply!(regions, function_call, "region");
         $apply!(regions, rethrow, "region");
         $apply!(regions, observability, "region");
+        $apply!(regions, deferred, "region");
         $apply!(sources, source, "source");
         $apply!(sources, counter, "source");
         $apply!(sources, parameter, "source");

@@ -106,6 +106,10 @@ row!(Observability, |r| format!(
     "observability: {}",
     few(&r.types)
 ));
+row!(Deferred, |r| format!(
+    "fails after return: {}",
+    few(&r.types)
+));
 row!(Rethrow, |r| format!(
     "rethrows: {} on {}",
     few(&r.methods),

@@ -35,6 +35,17 @@ pub struct Regions {
     pub function_call: Vec<FunctionCall>,
     pub rethrow: Vec<Rethrow>,
     pub observability: Vec<Observability>,
+    pub deferred: Vec<Deferred>,
+}
+
+/// Types whose failure comes after the method that returns one has returned (futures,
+/// publishers): a `try` in its body does not catch it, and a retry or a listener container sees
+/// it when the value completes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deferred {
+    pub id: String,
+    pub types: Vec<String>,
 }
 
 /// Observability objects (metrics registries, counters, timers): calls on them record that

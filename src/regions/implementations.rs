@@ -84,6 +84,7 @@ pub fn implementation_regions(
                         && names.contains(&mm.name)
                         && takes_row_param(project, row, *m)
                         && !(row.on_failure
+                            && !super::liveness::returns_deferred(project, cat, *m)
                             && super::liveness::never_fails_at_all(project, cat, *m))
                     {
                         out.push(Region {

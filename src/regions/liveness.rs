@@ -218,6 +218,7 @@ pub fn dead_reason(
     }
     if r.on_failure
         && !acknowledges_itself(project, r, id)
+        && !returns_deferred(project, cat, id)
         && let Some(NeverFails {
             caught,
             via,
@@ -231,6 +232,20 @@ pub fn dead_reason(
         });
     }
     aspect_reason(project, cat, r, id)
+}
+
+/// Does method `id` return a value whose failure comes when it completes, after every `try` of
+/// its body (a future, a publisher: one of the catalogue's `deferred` types)? A retry that
+/// watches the value (Resilience4j) or a listener container still sees that failure.
+pub fn returns_deferred(project: &Project, cat: &Catalogue, id: MethodId) -> bool {
+    let m = project.method(id);
+    let class = project.class_of(id);
+    let t = project.resolve_type(id.0, Some(class.1 as usize), &m.ret);
+    cat.regions
+        .deferred
+        .iter()
+        .flat_map(|d| &d.types)
+        .any(|x| project.type_is(&t, x))
 }
 
 /// Does one of the row's annotations on method `id` make the listener acknowledge its messages

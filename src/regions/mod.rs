@@ -32,8 +32,8 @@ pub use registration::{
 pub use retry_loops::{is_retry_loop, may_hold_region};
 pub use sent_through::enter_interceptors;
 pub use stored_functions::{FileCalls, function_sends};
-pub use swallowed::{redelivered_method, sent_once};
-pub use transactions::{in_transaction, leaves_transaction, own_transaction};
+pub use swallowed::{Sink, redelivered_method, sent_once};
+pub use transactions::{commits_apart, in_transaction, leaves_transaction, own_transaction};
 
 use crate::java::ir::*;
 use crate::semantic::{CallGraph, Loc, MethodId, Project};

@@ -149,14 +149,18 @@ fn sets_flag(b: &Block, flags: &[String]) -> bool {
     false
 }
 
-/// Does the block leave the loop (a `break` or `return` not inside a nested loop)?
+/// Does the block leave the loop (a `break` or `return` not inside a nested loop)? A leave under
+/// a test of the thread's interruption (`if (Thread.interrupted()) return;`) stops a polling
+/// loop; it does not end a retry on success.
 fn exits(b: &Block) -> bool {
     let mut stack: Vec<&Stmt> = b.iter().collect();
     while let Some(s) = stack.pop() {
         match s {
             Stmt::Break | Stmt::Return(..) => return true,
-            Stmt::If { then, els, .. } => {
-                stack.extend(then.iter());
+            Stmt::If { cond, then, els } => {
+                if !tests_interruption(cond) {
+                    stack.extend(then.iter());
+                }
                 stack.extend(els.iter().flatten());
             }
             Stmt::Block(x) => stack.extend(x.iter()),
@@ -166,6 +170,21 @@ fn exits(b: &Block) -> bool {
             }
             _ => {}
         }
+    }
+    false
+}
+
+/// Does the condition ask whether the thread was interrupted (`Thread.interrupted()`,
+/// `Thread.currentThread().isInterrupted()`)?
+fn tests_interruption(cond: &Expr) -> bool {
+    let mut stack = vec![Node::Expr(cond)];
+    while let Some(n) = stack.pop() {
+        if let Node::Expr(Expr::Call(c)) = n
+            && (c.name == "interrupted" || c.name == "isInterrupted")
+        {
+            return true;
+        }
+        n.children(&mut stack);
     }
     false
 }

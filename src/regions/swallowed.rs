@@ -7,7 +7,10 @@
 //! conditions, `continue`/`return`; in a loop, the whole body, which runs again for the next
 //! item), an attempt that reached the sink never fails, and the key goes out once. A call that
 //! is the last thing that can fail in its method is followed into its callees, where the same
-//! holds (the `try` may be a few calls down).
+//! holds (the `try` may be a few calls down). A key written into a row (an outbox entity) in a
+//! callee that runs in a transaction of its own, called through its proxy as that last thing,
+//! is written once too: a failure in the callee rolls the row back, and once it commits nothing
+//! can fail (SPEC 7.4).
 //!
 //! A region whose re-runs do not wait for a failure (a scheduler), a listener that acknowledges
 //! its messages itself, a method whose own transaction commits after its body (a commit can
@@ -47,32 +50,14 @@ pub fn redelivered_method(project: &Project, cat: &Catalogue, r: &Region) -> Opt
             .is_some_and(|row| row.on_failure && !row.scheduler),
     };
     let m = project.method(*id);
-    // A returned future or publisher fails later, outside every `try` of the body; a reply sent
-    // from the returned value (`@SendTo`) is sent after the body.
-    let deferred = DEFERRED.contains(&simple(&m.ret));
+    // A returned future or publisher fails later, outside every `try` of the body, and so may
+    // the commit of a transaction of its own; a reply sent from the returned value (`@SendTo`)
+    // is sent after the body.
     let replies = m.annotations.iter().any(|a| simple(&a.name) == "SendTo");
-    (on_failure && !deferred && !replies && !super::in_transaction(project, cat, *id))
-        .then_some(*id)
+    let later = super::liveness::returns_deferred(project, cat, *id)
+        || super::in_transaction(project, cat, *id);
+    (on_failure && !replies && !later).then_some(*id)
 }
-
-/// Return types whose failure comes after the method has returned.
-const DEFERRED: &[&str] = &[
-    "CompletableFuture",
-    "CompletionStage",
-    "Future",
-    "ListenableFuture",
-    "Mono",
-    "Flux",
-    "Single",
-    "Maybe",
-    "Completable",
-    "Flowable",
-    "Observable",
-    "Uni",
-    "Multi",
-    "Promise",
-    "Publisher",
-];
 
 /// How many calls deep [`sent_once`] follows a call that is the last thing its method does.
 const DEPTH: usize = 4;
@@ -88,29 +73,45 @@ pub fn sent_once(
     project: &Project,
     cat: &Catalogue,
     root: MethodId,
-    sink: MethodId,
-    at: Span,
+    sink: Sink,
     leads_to: &dyn Fn(MethodId) -> bool,
 ) -> bool {
-    once_from(project, cat, root, sink, at, leads_to, &[root])
+    once_from(project, cat, root, sink, leads_to, &[root])
+}
+
+/// The sink [`sent_once`] asks about: its method, its span there, and whether it writes the key
+/// into a row (an entity field) rather than onto a request.
+#[derive(Clone, Copy)]
+pub struct Sink {
+    pub method: MethodId,
+    pub at: Span,
+    pub row: bool,
 }
 
 fn once_from(
     project: &Project,
     cat: &Catalogue,
     id: MethodId,
-    sink: MethodId,
-    at: Span,
+    sink: Sink,
     leads_to: &dyn Fn(MethodId) -> bool,
     chain: &[MethodId],
 ) -> bool {
+    let Sink {
+        method: sink_m, at, ..
+    } = sink;
     // The calls of `id` that lead to the sink, each with its leading targets.
     let mut leads: Vec<(Span, Vec<MethodId>)> = Vec::new();
-    if id == sink {
-        leads.push((at, Vec::new()));
+    if id == sink_m {
+        // The sink itself, or the call here through which a callee reaches it.
+        let callees = crate::semantic::callgraph::call_sites(project, cat, id)
+            .into_iter()
+            .filter(|(_, span, _)| *span == at)
+            .map(|(_, _, t)| t)
+            .collect();
+        leads.push((at, callees));
     } else {
         for (_, span, t) in crate::semantic::callgraph::call_sites(project, cat, id) {
-            if !leads_to(t) && t != sink {
+            if !leads_to(t) && t != sink_m {
                 continue;
             }
             match leads.iter_mut().find(|(s, _)| *s == span) {
@@ -136,12 +137,24 @@ fn once_from(
         !targets.is_empty()
             && chain.len() <= DEPTH
             && targets.iter().all(|t| {
-                if chain.contains(t) || super::in_transaction(project, cat, *t) {
+                if chain.contains(t) {
+                    return false;
+                }
+                if super::in_transaction(project, cat, *t) {
+                    // A row written in the callee's own transaction is rolled back by a failure
+                    // in it, and committed as the last thing the attempt can do.
+                    // A checked exception leaves a Spring transaction committed: none is declared.
+                    return sink.row
+                        && through_proxy(body, span)
+                        && project.method(*t).throws.is_empty()
+                        && commits_whole(project, cat, *t);
+                }
+                if id == sink_m {
                     return false;
                 }
                 let mut deeper = chain.to_vec();
                 deeper.push(*t);
-                once_from(project, cat, *t, sink, at, leads_to, &deeper)
+                once_from(project, cat, *t, sink, leads_to, &deeper)
             })
     };
     let judge = Judge {
@@ -154,6 +167,40 @@ fn once_from(
     };
     judge.block_ok(body, true, false)
 }
+
+/// Is the call at `span` in `body` made through a bean's proxy: on a receiver other than `this`
+/// or `super`, so that the callee's transaction annotation applies?
+fn through_proxy(body: &Block, span: Span) -> bool {
+    Node::all(body).any(|n| {
+        matches!(n, Node::Expr(Expr::Call(c)) if c.span == span
+            && !c.on_super
+            && c.recv.as_ref().is_some_and(|r| !matches!(r, Expr::This(_))))
+    })
+}
+
+/// Does everything method `t` runs stay in `t`'s transaction: no method it may call commits
+/// apart (`REQUIRES_NEW`)? A call tree larger than [`TREE`] methods is not taken to.
+fn commits_whole(project: &Project, cat: &Catalogue, t: MethodId) -> bool {
+    let mut seen = std::collections::BTreeSet::from([t]);
+    let mut work = vec![t];
+    while let Some(x) = work.pop() {
+        if x != t && super::commits_apart(project, cat, x) {
+            return false;
+        }
+        for (_, _, y) in crate::semantic::callgraph::call_sites(project, cat, x) {
+            if seen.insert(y) {
+                if seen.len() > TREE {
+                    return false;
+                }
+                work.push(y);
+            }
+        }
+    }
+    true
+}
+
+/// How many methods [`commits_whole`] follows from a transactional callee.
+const TREE: usize = 2_000;
 
 /// The declared type of each parameter and local of a method (a name declared twice with two
 /// types is left out: its type at a use is not known).

@@ -51,6 +51,15 @@ pub fn in_transaction(project: &Project, cat: &Catalogue, m: MethodId) -> bool {
     })
 }
 
+/// Does method `m`, called through its proxy, commit apart from the transaction of its caller
+/// (`REQUIRES_NEW`, under any of the catalogue's transaction annotations)?
+pub fn commits_apart(project: &Project, cat: &Catalogue, m: MethodId) -> bool {
+    cat.guards
+        .outbox
+        .iter()
+        .any(|row| leaves_transaction(project, row, m))
+}
+
 /// The transaction annotation that applies to method `m` (its own, else its class's): `None`
 /// when there is none; `Some(propagation)` with the propagation's simple name when written.
 fn transaction_of(project: &Project, row: &Outbox, m: MethodId) -> Option<Option<String>> {

@@ -68,7 +68,7 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
             // request that is not a read.
             covering.retain(|i| reach::sent_in_region(cx, *i, &ev.sink.loc));
             // A region that re-runs only after a failure, where no failure can follow the sink.
-            covering.retain(|i| !super::swallowed::holds(cx, *i, *id, ev.at));
+            covering.retain(|i| !super::swallowed::holds(cx, *i, *id, ev.at, ev.sink.row_write));
             if covering.is_empty() {
                 continue;
             }

@@ -212,6 +212,23 @@ declare_rule! {
     /// to a service that loops with a catch-all per item), followed up to four calls deep; a
     /// called method in a transaction of its own is not followed (its commit comes after).
     ///
+    /// A key written only into a row (an outbox entity) by a method that runs in a transaction of
+    /// its own is written once when the call of that method is the last thing that can fail: a
+    /// failure inside it rolls the row back with its key, and once it has committed nothing fails
+    /// and nothing runs again. The call must go through the bean (not on `this`, which bypasses
+    /// the proxy and its transaction), the method must declare no checked exception (Spring
+    /// commits on those), and nothing it calls may commit apart (`REQUIRES_NEW`):
+    /// ```java
+    /// @KafkaListener(topics = "claims.filed")
+    /// public void onFiled(String claimId, @Header(name = "correlation-id", required = false) String correlationId) {
+    ///     String correlation = correlationId != null ? correlationId : UUID.randomUUID().toString();
+    ///     intake.record(claimId, "CLAIM_FILED", "filed:" + correlation); // @Transactional, writes the outbox row: silent
+    ///     log.info("claim {} filed", claimId);
+    /// }
+    /// ```
+    /// A call after it that can fail (`adjusters.assign(claimId)`) makes it a finding again: the
+    /// row has committed, and the redelivery writes a second one under a new key.
+    ///
     /// ## Interceptors: inside the regions that send through their client
     /// An HTTP client interceptor runs once for each request it intercepts, so it is inside
     /// every region from which a request through it is sent: a `@Retryable` method, a

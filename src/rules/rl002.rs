@@ -131,6 +131,9 @@ declare_rule! {
     /// the last thing that can fail in its caller (a listener whose last step hands the batch
     /// to a service that loops with a catch-all per item), followed up to four calls deep; a
     /// called method in a transaction of its own is not followed (its commit comes after).
+    /// A clock key written only into a row by a method with a transaction of its own, called
+    /// through its bean as the last thing that can fail (declaring no checked exception, calling
+    /// nothing that commits apart), is written once too, as RL001 explains.
     ///
     /// ## When it is silent: code tree-sitter could not parse
     /// A file with a syntax error is analysed around it, but a method whose declaration holds

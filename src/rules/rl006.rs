@@ -30,7 +30,9 @@ declare_rule! {
     ///   statement, after only such declarations and logging calls, calls a method on `this`/`super` with simple arguments (names, literals, lambdas, field
     ///   reads) whose body never fails by these rules, followed a few calls deep — the message
     ///   names the delegated method. A message listener of these shapes is simply not
-    ///   redelivered (no RL006);
+    ///   redelivered (no RL006). Not a body that never fails: one of a method that returns a
+    ///   future or a reactive type (`CompletableFuture`, `Mono`, …: its failure arrives when the
+    ///   value completes, after every `try` of the body, and Resilience4j retries it then);
     /// - Resilience4j `@Retry` next to a `@CircuitBreaker`, `@RateLimiter`, `@Bulkhead` or
     ///   `@TimeLimiter` whose `fallbackMethod` takes `Exception`, `Throwable` or the only
     ///   exception the method declares: by default those aspects run *inside* the retry, so the

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 /// Does region `i` send the key of a sink reached at `at` in method `m` only once: every call
 /// of the region's method that may lead to `m` (or, in that method itself, the sink) sits in a
 /// `try` that swallows every failure, and nothing after it can fail?
-pub(super) fn holds(cx: &Context, i: usize, m: MethodId, at: Span) -> bool {
+pub(super) fn holds(cx: &Context, i: usize, m: MethodId, at: Span, row: bool) -> bool {
     let Some(root) = crate::regions::redelivered_method(cx.project, cx.cat, &cx.regions[i]) else {
         return false;
     };
@@ -25,5 +25,6 @@ pub(super) fn holds(cx: &Context, i: usize, m: MethodId, at: Span) -> bool {
             }
         }
     }
-    crate::regions::sent_once(cx.project, cx.cat, root, m, at, &|t| up.contains(&t))
+    let sink = crate::regions::Sink { method: m, at, row };
+    crate::regions::sent_once(cx.project, cx.cat, root, sink, &|t| up.contains(&t))
 }
