@@ -419,6 +419,9 @@ impl Project {
         let mut m = lock();
         let v = m.entry(written.into()).or_default();
         if !v.iter().any(|(k, _)| *k == key) {
+            // Most names are resolved from one class of the file: a first push would make
+            // room for four.
+            v.reserve_exact(1);
             v.push((key, t.clone()));
         }
         t
