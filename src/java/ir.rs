@@ -241,8 +241,9 @@ impl Method {
 pub struct Body {
     /// The encoded tree, once sealed.
     code: Option<Box<[u8]>>,
-    /// The tree: as lowered before sealing, decoded from `code` on first read after.
-    tree: std::sync::OnceLock<Block>,
+    /// The tree: as lowered before sealing, decoded from `code` on first read after. Boxed:
+    /// most bodies stay encoded, and every method holds this slot.
+    tree: std::sync::OnceLock<Box<Block>>,
 }
 
 static DECODINGS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -251,7 +252,7 @@ impl Body {
     pub fn new(block: Option<Block>) -> Body {
         let tree = std::sync::OnceLock::new();
         if let Some(b) = block {
-            let _ = tree.set(b);
+            let _ = tree.set(Box::new(b));
         }
         Body { code: None, tree }
     }
@@ -263,8 +264,8 @@ impl Body {
     pub fn get(&self) -> Option<&Block> {
         note_body_read(self);
         match &self.code {
-            None => self.tree.get(),
-            Some(code) => Some(self.tree.get_or_init(|| Body::decode(code))),
+            None => self.tree.get().map(|b| &**b),
+            Some(code) => Some(self.tree.get_or_init(|| Box::new(Body::decode(code)))),
         }
     }
 
@@ -274,7 +275,7 @@ impl Body {
     pub fn peek(&self) -> Option<std::borrow::Cow<'_, Block>> {
         note_body_read(self);
         if let Some(b) = self.tree.get() {
-            return Some(std::borrow::Cow::Borrowed(b));
+            return Some(std::borrow::Cow::Borrowed(&**b));
         }
         let code = self.code.as_ref()?;
         Some(std::borrow::Cow::Owned(Body::decode(code)))
@@ -296,7 +297,7 @@ impl Body {
     pub fn get_mut(&mut self) -> Option<&mut Block> {
         self.get()?;
         self.code = None;
-        self.tree.get_mut()
+        self.tree.get_mut().map(|b| &mut **b)
     }
 
     /// Encode the tree and drop it.

@@ -43,17 +43,20 @@ impl LineStarts {
     /// Every start, in order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         let len = self.len as usize;
-        self.marks.iter().enumerate().flat_map(move |(k, &(first, at))| {
-            let mut pos = at;
-            let mut start = first;
-            let n = (len - k * STRIDE).min(STRIDE);
-            (0..n).map(move |i| {
-                if i > 0 {
-                    start += step(&self.steps, &mut pos);
-                }
-                start
+        self.marks
+            .iter()
+            .enumerate()
+            .flat_map(move |(k, &(first, at))| {
+                let mut pos = at;
+                let mut start = first;
+                let n = (len - k * STRIDE).min(STRIDE);
+                (0..n).map(move |i| {
+                    if i > 0 {
+                        start += step(&self.steps, &mut pos);
+                    }
+                    start
+                })
             })
-        })
     }
 
     pub fn len(&self) -> usize {
@@ -147,7 +150,10 @@ mod tests {
             }
             let back: LineStarts = postcard::from_bytes(&postcard::to_stdvec(&t).unwrap()).unwrap();
             assert_eq!(back, t);
-            assert_eq!(postcard::to_stdvec(&t).unwrap(), postcard::to_stdvec(&starts).unwrap());
+            assert_eq!(
+                postcard::to_stdvec(&t).unwrap(),
+                postcard::to_stdvec(&starts).unwrap()
+            );
         }
     }
 }

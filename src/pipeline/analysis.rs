@@ -442,11 +442,7 @@ pub(crate) fn interpreter_edges_missing_from_graph(
 /// How many call-graph edges the interpreter did not take (a call it answered from what it
 /// knew of the receiver's fields, a source or counter call, a method cut short by the budget),
 /// with the first few.
-fn report_untaken_edges(
-    project: &Project,
-    flows: &crate::dataflow::Flows,
-    graph: &CallGraph,
-) {
+fn report_untaken_edges(project: &Project, flows: &crate::dataflow::Flows, graph: &CallGraph) {
     let name = |m: MethodId| {
         format!(
             "{}.{}",
