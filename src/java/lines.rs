@@ -113,7 +113,13 @@ impl FromIterator<u32> for LineStarts {
 /// Encoded as the plain list of starts.
 impl Serialize for LineStarts {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
+        use serde::ser::SerializeSeq;
+        // With its length first, as a format such as postcard needs it.
+        let mut seq = s.serialize_seq(Some(self.len()))?;
+        for start in self.iter() {
+            seq.serialize_element(&start)?;
+        }
+        seq.end()
     }
 }
 
