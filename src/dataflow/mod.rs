@@ -317,6 +317,10 @@ pub struct Event {
     pub recorded: Option<Recorded>,
 }
 
+/// The flows kept for the rules, by method: boxed, as a flow is most of a kilobyte and the
+/// table leaves up to half its slots empty.
+pub type Flows = std::collections::HashMap<MethodId, Box<MethodFlow>>;
+
 #[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct MethodFlow {
     pub summary: Summary,
@@ -417,9 +421,10 @@ pub struct Effect {
 /// Summaries of the methods analysed so far; every other method has the empty summary.
 /// Sparse, since the analysis summarizes only the methods a region reaches (a few thousand of a
 /// project's hundred thousand) and a summary is a few hundred bytes.
+/// Each boxed: a table of them holds a pointer per slot, not a summary's few hundred bytes.
 #[derive(Debug, Default)]
 pub struct Summaries(
-    std::collections::HashMap<MethodId, Summary>,
+    std::collections::HashMap<MethodId, Box<Summary>>,
     /// The methods whose summaries are still to come (see [`summaries::watching`]).
     std::collections::HashSet<MethodId>,
 );
@@ -429,7 +434,7 @@ impl Summaries {
     pub fn of(&self, m: MethodId) -> &Summary {
         static EMPTY: std::sync::OnceLock<Summary> = std::sync::OnceLock::new();
         summaries::read_summary(m);
-        self.0.get(&m).unwrap_or_else(|| {
+        self.0.get(&m).map(|s| &**s).unwrap_or_else(|| {
             if self.1.contains(&m) {
                 summaries::read_unsettled();
             }
@@ -448,13 +453,13 @@ impl Summaries {
             return self.0.remove(&m).is_some();
         }
         match self.0.get_mut(&m) {
-            Some(old) if *old == summary => false,
+            Some(old) if **old == summary => false,
             Some(old) => {
-                *old = summary;
+                **old = summary;
                 true
             }
             None => {
-                self.0.insert(m, summary);
+                self.0.insert(m, Box::new(summary));
                 true
             }
         }

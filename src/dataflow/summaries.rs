@@ -32,7 +32,7 @@ pub fn summarize(
     ids: &[MethodId],
     calls: &HashMap<MethodId, Vec<MethodId>>,
     reuse: Option<&dyn Reuse>,
-) -> (Summaries, Vec<MethodId>, HashMap<MethodId, MethodFlow>) {
+) -> (Summaries, Vec<MethodId>, super::Flows) {
     let bodies = reuse.map(|_| BodyFiles::new(project));
     let mut unconverged = Vec::new();
     let mut sums = Summaries(Default::default(), ids.iter().copied().collect());
@@ -99,7 +99,7 @@ pub fn summarize(
             sums.1.remove(&id);
             if let Some(mut flow) = flow {
                 flow.shrink_to_fit();
-                settled_flows.insert(id, flow);
+                settled_flows.insert(id, Box::new(flow));
             }
         }
         for c in &cyclic {

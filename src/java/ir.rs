@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// A byte range in a file. Lines and columns are computed when they are shown, from the file's
 /// line index ([`FileFacts::line_of`]) or its text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {
     pub start: u32,
     pub end: u32,
@@ -19,6 +19,20 @@ thread_local! {
     /// The bodies read on this thread while [`reading_bodies`] watches (their addresses).
     static BODY_READS: std::cell::RefCell<Option<Vec<usize>>> =
         const { std::cell::RefCell::new(None) };
+    /// Set while a method body is encoded or decoded ([`body_code`]): the start of the span
+    /// before.
+    static SPAN_BEFORE: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f`, which encodes or decodes one method body, with every span in it written as its
+/// distance from the start of the span before and its length: mostly a byte each, where
+/// offsets into the file take two or three each. Encoding and decoding see the spans in the
+/// same order, so each knows the one before. Bodies are most of what a parsed project holds.
+fn body_code<T>(f: impl FnOnce() -> T) -> T {
+    let before = SPAN_BEFORE.replace(Some(0));
+    let out = f();
+    SPAN_BEFORE.set(before);
+    out
 }
 
 /// As derived, except in [`declarations`], which leaves every span out.
@@ -28,10 +42,38 @@ impl Serialize for Span {
         if DECLARATIONS.get() {
             return s.serialize_unit();
         }
+        if let Some(before) = SPAN_BEFORE.get() {
+            SPAN_BEFORE.set(Some(self.start));
+            let len = self.end.wrapping_sub(self.start);
+            return (self.start.wrapping_sub(before) as i32, len).serialize(s);
+        }
         let mut st = s.serialize_struct("Span", 2)?;
         st.serialize_field("start", &self.start)?;
         st.serialize_field("end", &self.end)?;
         st.end()
+    }
+}
+
+/// As derived, except inside a method body's code ([`body_code`]).
+impl<'de> Deserialize<'de> for Span {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Span, D::Error> {
+        if let Some(before) = SPAN_BEFORE.get() {
+            let (step, len) = <(i32, u32)>::deserialize(d)?;
+            let start = before.wrapping_add(step as u32);
+            SPAN_BEFORE.set(Some(start));
+            return Ok(Span {
+                start,
+                end: start.wrapping_add(len),
+            });
+        }
+        #[derive(Deserialize)]
+        #[serde(rename = "Span")]
+        struct Plain {
+            start: u32,
+            end: u32,
+        }
+        let Plain { start, end } = Plain::deserialize(d)?;
+        Ok(Span { start, end })
     }
 }
 
@@ -199,8 +241,9 @@ impl Method {
 pub struct Body {
     /// The encoded tree, once sealed.
     code: Option<Box<[u8]>>,
-    /// The tree: as lowered before sealing, decoded from `code` on first read after.
-    tree: std::sync::OnceLock<Block>,
+    /// The tree: as lowered before sealing, decoded from `code` on first read after. Boxed:
+    /// most bodies stay encoded, and every method holds this slot.
+    tree: std::sync::OnceLock<Box<Block>>,
 }
 
 static DECODINGS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -209,7 +252,7 @@ impl Body {
     pub fn new(block: Option<Block>) -> Body {
         let tree = std::sync::OnceLock::new();
         if let Some(b) = block {
-            let _ = tree.set(b);
+            let _ = tree.set(Box::new(b));
         }
         Body { code: None, tree }
     }
@@ -221,8 +264,8 @@ impl Body {
     pub fn get(&self) -> Option<&Block> {
         note_body_read(self);
         match &self.code {
-            None => self.tree.get(),
-            Some(code) => Some(self.tree.get_or_init(|| Body::decode(code))),
+            None => self.tree.get().map(|b| &**b),
+            Some(code) => Some(self.tree.get_or_init(|| Box::new(Body::decode(code)))),
         }
     }
 
@@ -232,7 +275,7 @@ impl Body {
     pub fn peek(&self) -> Option<std::borrow::Cow<'_, Block>> {
         note_body_read(self);
         if let Some(b) = self.tree.get() {
-            return Some(std::borrow::Cow::Borrowed(b));
+            return Some(std::borrow::Cow::Borrowed(&**b));
         }
         let code = self.code.as_ref()?;
         Some(std::borrow::Cow::Owned(Body::decode(code)))
@@ -242,7 +285,7 @@ impl Body {
         DECODINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // Encoded by `seal` of this build, or read from a cache entry sealed with this
         // machine's key for this facts format.
-        postcard::from_bytes(code).expect("a method body encoded by this build")
+        body_code(|| postcard::from_bytes(code)).expect("a method body encoded by this build")
     }
 
     /// How many times a body was decoded in this process (`RETRYLINT_TIMINGS`).
@@ -254,7 +297,7 @@ impl Body {
     pub fn get_mut(&mut self) -> Option<&mut Block> {
         self.get()?;
         self.code = None;
-        self.tree.get_mut()
+        self.tree.get_mut().map(|b| &mut **b)
     }
 
     /// Encode the tree and drop it.
@@ -269,7 +312,8 @@ impl Body {
             }
             self.code = Some(BUF.with_borrow_mut(|buf| {
                 buf.clear();
-                let out = postcard::to_extend(&b, std::mem::take(buf)).expect("a body encodes");
+                let out = body_code(|| postcard::to_extend(&b, std::mem::take(buf)))
+                    .expect("a body encodes");
                 let code: Box<[u8]> = out.as_slice().into();
                 // A pathological body does not keep its buffer for the rest of the run.
                 if out.capacity() <= 1 << 20 {
@@ -308,7 +352,8 @@ impl Serialize for Body {
         match (&self.code, self.tree.get()) {
             (Some(code), _) => s.serialize_some(&Bytes(code)),
             (None, Some(b)) => {
-                let code = postcard::to_stdvec(b).map_err(serde::ser::Error::custom)?;
+                let code =
+                    body_code(|| postcard::to_stdvec(b)).map_err(serde::ser::Error::custom)?;
                 s.serialize_some(&Bytes(&code))
             }
             (None, None) => s.serialize_none(),
@@ -418,7 +463,7 @@ pub struct FileFacts {
     /// the code around them another structure (a method nested into the one before it).
     pub recovered: Vec<Span>,
     /// Byte offset at which each line starts.
-    pub line_starts: Vec<u32>,
+    pub line_starts: super::lines::LineStarts,
     /// The suppression directives written in the file (comments and `@SuppressWarnings`
     /// values naming retrylint), for the policy layer: it needs no parse of its own.
     pub directives: Vec<Directive>,
@@ -444,10 +489,7 @@ impl FileFacts {
 
     /// The one-based line of a byte offset.
     pub fn line_of(&self, offset: u32) -> u32 {
-        match self.line_starts.binary_search(&offset) {
-            Ok(i) => i as u32 + 1,
-            Err(i) => i.max(1) as u32,
-        }
+        self.line_starts.line_of(offset)
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod directives;
 pub mod ir;
+pub mod lines;
 pub mod lower;
 pub mod unicode;
 

@@ -4,14 +4,14 @@
 
 use super::summary_cache::{Round, Scan};
 use crate::catalogue::Catalogue;
-use crate::dataflow::{self as flow, MethodFlow};
+use crate::dataflow as flow;
 use crate::findings::Finding;
 use crate::java::ir::ScopeId;
 use crate::regions::{self, Part, Region};
 use crate::rules;
 use crate::semantic::callgraph::callees;
 use crate::semantic::{CallGraph, MethodId, Project};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 
 /// The caches of a run: per-file facts, and method summaries and flows (when on).
 #[derive(Clone, Copy)]
@@ -160,7 +160,7 @@ pub(crate) fn find(
             f.summary = flow::Summary::default();
             f
         });
-        flows.extend(again.iter().copied().zip(more));
+        flows.extend(again.iter().copied().zip(more.into_iter().map(Box::new)));
     });
     let project = &*project;
     if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
@@ -427,7 +427,7 @@ fn region_methods(r: &Region) -> impl Iterator<Item = MethodId> + '_ {
 /// The calls the interpreter made that the call graph does not have (none: the interpreter
 /// resolves calls with the same typer and resolution, and may only skip some).
 pub(crate) fn interpreter_edges_missing_from_graph(
-    flows: &HashMap<MethodId, MethodFlow>,
+    flows: &crate::dataflow::Flows,
     graph: &CallGraph,
 ) -> Vec<(MethodId, ScopeId, MethodId)> {
     let mut out: Vec<(MethodId, ScopeId, MethodId)> = flows
@@ -442,11 +442,7 @@ pub(crate) fn interpreter_edges_missing_from_graph(
 /// How many call-graph edges the interpreter did not take (a call it answered from what it
 /// knew of the receiver's fields, a source or counter call, a method cut short by the budget),
 /// with the first few.
-fn report_untaken_edges(
-    project: &Project,
-    flows: &HashMap<MethodId, MethodFlow>,
-    graph: &CallGraph,
-) {
+fn report_untaken_edges(project: &Project, flows: &crate::dataflow::Flows, graph: &CallGraph) {
     let name = |m: MethodId| {
         format!(
             "{}.{}",

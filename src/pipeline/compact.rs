@@ -12,7 +12,6 @@ pub(super) fn compact(facts: &mut FileFacts) {
     facts.imports.shrink_to_fit();
     facts.syntax_errors.shrink_to_fit();
     facts.recovered.shrink_to_fit();
-    facts.line_starts.shrink_to_fit();
     facts.directives.shrink_to_fit();
     facts.too_deep.shrink_to_fit();
     facts.classes.shrink_to_fit();

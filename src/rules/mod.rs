@@ -2,7 +2,6 @@
 //! once. `explain`, the README table and SARIF help all read it from here.
 
 use crate::catalogue::{Catalogue, SourceKind};
-use crate::dataflow::MethodFlow;
 use crate::findings::Finding;
 pub use crate::findings::rule::{Level, Rule};
 use crate::regions::{Reaches, Region};
@@ -31,7 +30,7 @@ pub struct Context<'a> {
     pub cat: &'a Catalogue,
     /// The methods some region runs, sorted.
     pub ids: &'a [MethodId],
-    pub flows: &'a HashMap<MethodId, MethodFlow>,
+    pub flows: &'a crate::dataflow::Flows,
     /// The call graph among those methods.
     pub graph: &'a CallGraph,
     /// Every region, in source order.

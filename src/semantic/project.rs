@@ -52,8 +52,10 @@ pub struct Project {
     /// of a call in the subtypes of a class that thousands of classes extend are found by one
     /// search of the name, not one search per subtype.
     all_by_name: std::sync::OnceLock<Vec<MethodId>>,
-    /// Per file: simple name → fully qualified name of its single-type imports.
-    imports: Vec<HashMap<String, String>>,
+    /// Per file: its single-type imports (indices into its facts' imports), sorted by simple
+    /// name, in file order within a name. A map of names to paths was two more strings per
+    /// import: tens of megabytes on a large project.
+    imports: Vec<Box<[u32]>>,
     /// Direct project supertypes and subtypes of each class.
     supertypes: HashMap<ClassRef, Vec<ClassRef>>,
     subtypes: HashMap<ClassRef, Vec<ClassRef>>,
@@ -79,6 +81,11 @@ pub struct Project {
 }
 
 type Resolved = HashMap<Box<str>, Vec<(u32, TypeRef)>>;
+
+/// The simple name an import brings in (`java.util.List` → `List`).
+fn simple(i: &crate::java::ir::Import) -> &str {
+    i.path.rsplit('.').next().unwrap_or(&i.path)
+}
 
 const JAVA_LANG: &[&str] = &[
     "System",
@@ -224,12 +231,12 @@ impl Project {
             .files
             .iter()
             .map(|f| {
-                f.facts
-                    .imports
-                    .iter()
-                    .filter(|i| !i.is_static && !i.wildcard)
-                    .filter_map(|i| Some((i.path.rsplit('.').next()?.to_string(), i.path.clone())))
-                    .collect()
+                let imports = &f.facts.imports;
+                let mut v: Vec<u32> = (0..imports.len() as u32)
+                    .filter(|i| !imports[*i as usize].is_static && !imports[*i as usize].wildcard)
+                    .collect();
+                v.sort_by(|a, b| simple(&imports[*a as usize]).cmp(simple(&imports[*b as usize])));
+                v.into()
             })
             .collect();
         let mut sup: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
@@ -419,9 +426,22 @@ impl Project {
         let mut m = lock();
         let v = m.entry(written.into()).or_default();
         if !v.iter().any(|(k, _)| *k == key) {
+            // Most names are resolved from one class of the file: a first push would make
+            // room for four.
+            v.reserve_exact(1);
             v.push((key, t.clone()));
         }
         t
+    }
+
+    /// The path of the single-type import of simple name `name` in `file` (the last one, if
+    /// the file has several).
+    fn single_import(&self, file: u32, name: &str) -> Option<&str> {
+        let idx = self.imports.get(file as usize)?;
+        let imports = &self.files[file as usize].facts.imports;
+        let n = idx.partition_point(|i| simple(&imports[*i as usize]) <= name);
+        let last = &imports[*idx[..n].last()? as usize];
+        (simple(last) == name).then_some(last.path.as_str())
     }
 
     /// [`Self::resolve_type`] without the memo.
@@ -459,10 +479,10 @@ impl Project {
             }
             cur = c.outer;
         }
-        if let Some(path) = self.imports.get(file as usize).and_then(|m| m.get(name)) {
+        if let Some(path) = self.single_import(file, name) {
             return match self.lookup(file, path) {
                 Some(c) => TypeRef::Project(*c),
-                None => TypeRef::External(path.clone()),
+                None => TypeRef::External(path.to_string()),
             };
         }
         let same_pkg = if facts.package.is_empty() {
