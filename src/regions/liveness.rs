@@ -7,7 +7,7 @@
 use super::enablers::Enablers;
 use super::failures::{Rethrows, observes};
 use super::retried_exceptions::{RetriedExceptions, Verdict, retried_exceptions, verdict};
-use crate::catalogue::{AnnotationRegion, AspectRow, Catalogue, ExceptionSettings};
+use crate::catalogue::{AnnotationRegion, Catalogue, ExceptionSettings};
 use crate::java::ir::{Annotation, Block, Call, Expr, Method, Node, Stmt};
 use crate::semantic::{ClassRef, MethodId, Project};
 
@@ -238,14 +238,19 @@ pub fn dead_reason(
 /// its body (a future, a publisher: one of the catalogue's `deferred` types)? A retry that
 /// watches the value (Resilience4j) or a listener container still sees that failure.
 pub fn returns_deferred(project: &Project, cat: &Catalogue, id: MethodId) -> bool {
-    let m = project.method(id);
+    let types = cat.regions.deferred.iter().flat_map(|d| &d.types);
+    returns_one_of(project, id, types)
+}
+
+/// Does method `id` return one of `types` (resolved through its file's imports)?
+fn returns_one_of<'t>(
+    project: &Project,
+    id: MethodId,
+    mut types: impl Iterator<Item = &'t String>,
+) -> bool {
     let class = project.class_of(id);
-    let t = project.resolve_type(id.0, Some(class.1 as usize), &m.ret);
-    cat.regions
-        .deferred
-        .iter()
-        .flat_map(|d| &d.types)
-        .any(|x| project.type_is(&t, x))
+    let t = project.resolve_type(id.0, Some(class.1 as usize), &project.method(id).ret);
+    types.any(|x| project.type_is(&t, x))
 }
 
 /// Does one of the row's annotations on method `id` make the listener acknowledge its messages
@@ -686,7 +691,7 @@ fn aspect_reason(
         else {
             continue;
         };
-        if !row.async_returns.is_empty() && !returns_async(project, id, m, row) {
+        if !row.async_returns.is_empty() && !returns_one_of(project, id, row.async_returns.iter()) {
             return Some(Dead::Synchronous {
                 aspect: simple(&a.name).to_string(),
                 ret: m.ret.clone(),
@@ -730,12 +735,6 @@ fn order_setting(project: &Project, file: u32, property: Option<&str>, default: 
                 .find_map(|v| v.trim().parse::<i64>().ok())
         })
         .unwrap_or(default)
-}
-
-fn returns_async(project: &Project, id: MethodId, m: &Method, row: &AspectRow) -> bool {
-    let class = project.class_of(id);
-    let t = project.resolve_type(id.0, Some(class.1 as usize), &m.ret);
-    row.async_returns.iter().any(|x| project.type_is(&t, x))
 }
 
 /// A fallback that leaves the retry nothing to retry (see [`fallback_taking_all`]).

@@ -23,7 +23,7 @@ use super::{Part, Region};
 use crate::catalogue::Catalogue;
 use crate::java::ir::{Block, Call, Expr, Node, Stmt};
 use crate::java::ir::{ClassKind, Span};
-use crate::semantic::{MethodId, Project, TypeRef};
+use crate::semantic::{CallGraph, MethodId, Project, TypeRef};
 use std::collections::HashMap;
 
 /// The method of region `r` when the framework runs it again only after an attempt fails, and
@@ -72,11 +72,12 @@ const DEPTH: usize = 4;
 pub fn sent_once(
     project: &Project,
     cat: &Catalogue,
+    graph: &CallGraph,
     root: MethodId,
     sink: Sink,
     leads_to: &dyn Fn(MethodId) -> bool,
 ) -> bool {
-    once_from(project, cat, root, sink, leads_to, &[root])
+    once_from(project, cat, graph, root, sink, leads_to, &[root])
 }
 
 /// The sink [`sent_once`] asks about: its method, its span there, and whether it writes the key
@@ -91,6 +92,7 @@ pub struct Sink {
 fn once_from(
     project: &Project,
     cat: &Catalogue,
+    graph: &CallGraph,
     id: MethodId,
     sink: Sink,
     leads_to: &dyn Fn(MethodId) -> bool,
@@ -147,14 +149,14 @@ fn once_from(
                     return sink.row
                         && through_proxy(body, span)
                         && project.method(*t).throws.is_empty()
-                        && commits_whole(project, cat, *t);
+                        && commits_whole(project, cat, graph, *t);
                 }
                 if id == sink_m {
                     return false;
                 }
                 let mut deeper = chain.to_vec();
                 deeper.push(*t);
-                once_from(project, cat, *t, sink, leads_to, &deeper)
+                once_from(project, cat, graph, *t, sink, leads_to, &deeper)
             })
     };
     let judge = Judge {
@@ -178,29 +180,23 @@ fn through_proxy(body: &Block, span: Span) -> bool {
     })
 }
 
-/// Does everything method `t` runs stay in `t`'s transaction: no method it may call commits
-/// apart (`REQUIRES_NEW`)? A call tree larger than [`TREE`] methods is not taken to.
-fn commits_whole(project: &Project, cat: &Catalogue, t: MethodId) -> bool {
+/// Does everything method `t` runs stay in `t`'s transaction: no method it may call (on the
+/// regions' call graph) commits apart (`REQUIRES_NEW`)?
+fn commits_whole(project: &Project, cat: &Catalogue, graph: &CallGraph, t: MethodId) -> bool {
     let mut seen = std::collections::BTreeSet::from([t]);
     let mut work = vec![t];
     while let Some(x) = work.pop() {
         if x != t && super::commits_apart(project, cat, x) {
             return false;
         }
-        for (_, _, y) in crate::semantic::callgraph::call_sites(project, cat, x) {
-            if seen.insert(y) {
-                if seen.len() > TREE {
-                    return false;
-                }
-                work.push(y);
+        for (_, y) in graph.edges(x) {
+            if seen.insert(*y) {
+                work.push(*y);
             }
         }
     }
     true
 }
-
-/// How many methods [`commits_whole`] follows from a transactional callee.
-const TREE: usize = 2_000;
 
 /// The declared type of each parameter and local of a method (a name declared twice with two
 /// types is left out: its type at a use is not known).

@@ -26,5 +26,7 @@ pub(super) fn holds(cx: &Context, i: usize, m: MethodId, at: Span, row: bool) ->
         }
     }
     let sink = crate::regions::Sink { method: m, at, row };
-    crate::regions::sent_once(cx.project, cx.cat, root, sink, &|t| up.contains(&t))
+    crate::regions::sent_once(cx.project, cx.cat, cx.graph, root, sink, &|t| {
+        up.contains(&t)
+    })
 }

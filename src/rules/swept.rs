@@ -50,13 +50,7 @@ fn starts(cx: &Context, i: usize) -> Vec<MethodId> {
 /// Does the transaction of `t` run `m` and set a property its queries select by, with nothing
 /// in it that leaves the transaction?
 fn marks_within(cx: &Context, t: MethodId, m: MethodId) -> bool {
-    let leaves = |x: MethodId| {
-        cx.cat
-            .guards
-            .outbox
-            .iter()
-            .any(|row| crate::regions::leaves_transaction(cx.project, row, x))
-    };
+    let leaves = |x: MethodId| crate::regions::commits_apart(cx.project, cx.cat, x);
     let mut seen: HashSet<MethodId> = HashSet::from([t]);
     let mut queue = VecDeque::from([t]);
     while let Some(x) = queue.pop_front() {
