@@ -286,12 +286,13 @@ fn analyse_every_file(
     report: &mut Report,
 ) -> Analysed {
     let cache = caches.facts;
+    let words = tree_words(cat);
     let loaded: Vec<(String, Result<Parsed, FileError>)> = phase("parse", || {
         paths
             .par_iter()
             .map(|p| {
                 let shown = discovery::display_path(p);
-                let r = parse_file(p, &shown, opts, cache, None);
+                let r = parse_file(p, &shown, opts, cache, None, &words);
                 if let Some(c) = &opts.progress {
                     c.file_done();
                 }
@@ -303,12 +304,16 @@ fn analyse_every_file(
         p.files_read();
     }
     let mut files = Vec::new();
+    let mut named = Vec::new();
     for (shown, r) in loaded {
         match r {
-            Ok(p) => files.push(index::SourceFile {
-                path: shown,
-                facts: p.facts,
-            }),
+            Ok(p) => {
+                named.extend(p.tree);
+                files.push(index::SourceFile {
+                    path: shown,
+                    facts: p.facts,
+                })
+            }
             Err(e) => {
                 report.summary.files_failed += 1;
                 report.errors.push(e);
@@ -317,8 +322,21 @@ fn analyse_every_file(
     }
     report.summary.files_scanned = files.len();
     let mut project = phase("index", || index::Project::new(files));
+    project.set_tree_words(named);
     let (findings, truncated) = analysis::find(&mut project, cat, None, false, caches);
     (project, findings, truncated)
+}
+
+/// The catalogue's tree words as token hashes, sorted: looked for in every file of the tree.
+pub(crate) fn tree_words(cat: &catalogue::Catalogue) -> Vec<u32> {
+    let mut words: Vec<u32> = cat
+        .tree_words()
+        .iter()
+        .map(|w| crate::scope::token_hash(w.as_bytes()))
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
 }
 
 /// A warning for each file with syntax errors: it is partially parsed. The rest of it is still

@@ -1,7 +1,8 @@
 //! Pre-commit runs (the staged files named, the project analysed for facts) with the summary
 //! cache: after an edit of a callee in another file (adding a random key that reaches a sink,
 //! then removing it), an override in a new subtype, a declaration, a catalogue row in
-//! `retrylint.toml`, another tool version and an `application.yml` that decides a region, the
+//! `retrylint.toml`, another tool version, an `application.yml` that decides a region and an
+//! event source in another file that decides whether a batch response fails a message, the
 //! report of a cached run is byte for byte that of a run without any cache, in every output
 //! format; and the cache is used: an edit inside one method analyses that method again, not
 //! the project, and runs again only the edited file's scans before the summaries (call-graph
@@ -325,6 +326,90 @@ fn an_application_setting_that_decides_a_region_is_seen_by_the_hook() {
     std::fs::write(&settings, inside).unwrap();
     let (again, _) = hook(p, &staged);
     assert_eq!(rules(&again), rules(&fires));
+}
+
+/// An AWS Lambda handler that reports each failed message in a partial batch response: the
+/// report fails the message (it is delivered again, with a new key) only where an event source
+/// mapping enables it, and the stack that declares the mapping is another file, not staged.
+#[test]
+fn an_event_source_in_another_file_that_reads_item_failures_is_seen_by_the_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::create_dir_all(p.join(".git")).unwrap();
+    std::fs::create_dir_all(p.join(".retrylint_cache")).unwrap();
+    std::fs::create_dir_all(p.join("src/main/java/a")).unwrap();
+    std::fs::write(
+        p.join("pom.xml"),
+        "<project><groupId>a</groupId><artifactId>payouts</artifactId></project>\n",
+    )
+    .unwrap();
+    write(
+        p,
+        "PayoutHandler.java",
+        "package a;\n\
+         import com.amazonaws.services.lambda.runtime.Context;\n\
+         import com.amazonaws.services.lambda.runtime.RequestHandler;\n\
+         import com.amazonaws.services.lambda.runtime.events.SQSBatchResponse;\n\
+         import com.amazonaws.services.lambda.runtime.events.SQSEvent;\n\
+         public class PayoutHandler implements RequestHandler<SQSEvent, SQSBatchResponse> {\n\
+         \x20 private final Payouts payouts = new Payouts();\n\
+         \x20 public SQSBatchResponse handleRequest(SQSEvent event, Context context) {\n\
+         \x20   java.util.List<SQSBatchResponse.BatchItemFailure> failed = new java.util.ArrayList<>();\n\
+         \x20   for (SQSEvent.SQSMessage m : event.getRecords()) {\n\
+         \x20     try {\n\
+         \x20       payouts.pay(m.getBody());\n\
+         \x20     } catch (RuntimeException e) {\n\
+         \x20       failed.add(new SQSBatchResponse.BatchItemFailure(m.getMessageId()));\n\
+         \x20     }\n\
+         \x20   }\n\
+         \x20   return new SQSBatchResponse(failed);\n\
+         \x20 }\n\
+         }\n",
+    );
+    write(
+        p,
+        "Payouts.java",
+        "package a;\n\
+         class Payouts {\n\
+         \x20 void pay(String body) {\n\
+         \x20   com.stripe.net.RequestOptions o = com.stripe.net.RequestOptions.builder().setIdempotencyKey(java.util.UUID.randomUUID().toString()).build();\n\
+         \x20   try {\n\
+         \x20     com.stripe.model.Payout.create(com.stripe.param.PayoutCreateParams.builder().setAmount(Long.parseLong(body)).setCurrency(\"eur\").build(), o);\n\
+         \x20   } catch (com.stripe.exception.StripeException e) {\n\
+         \x20     throw new IllegalStateException(e);\n\
+         \x20   }\n\
+         \x20 }\n\
+         }\n",
+    );
+    let stack = |reads: &str| {
+        format!(
+            "package a;\n\
+             import software.amazon.awscdk.services.lambda.eventsources.SqsEventSource;\n\
+             class PayoutStack {{\n\
+             \x20 void wire(software.amazon.awscdk.services.lambda.Function f, software.amazon.awscdk.services.sqs.Queue q) {{\n\
+             \x20   f.addEventSource(SqsEventSource.Builder.create(q).batchSize(10){reads}.build());\n\
+             \x20 }}\n\
+             }}\n"
+        )
+    };
+    write(p, "PayoutStack.java", &stack(""));
+    let staged = ["src/main/java/a/Payouts.java"];
+    let (ignored, _) = hook(p, &staged);
+    assert_eq!(rules(&ignored), Vec::<String>::new(), "{ignored}");
+    write(
+        p,
+        "PayoutStack.java",
+        &stack(".reportBatchItemFailures(true)"),
+    );
+    let (read, _) = hook(p, &staged);
+    assert_eq!(
+        rules(&read),
+        vec!["RL001 src/main/java/a/Payouts.java:4".to_string()],
+        "{read}"
+    );
+    write(p, "PayoutStack.java", &stack(""));
+    let (again, _) = hook(p, &staged);
+    assert_eq!(rules(&again), rules(&ignored));
 }
 
 #[test]

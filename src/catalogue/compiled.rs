@@ -109,6 +109,7 @@ macro_rules! each_table {
         $apply!(regions, rethrow, "region");
         $apply!(regions, observability, "region");
         $apply!(regions, deferred, "region");
+        $apply!(regions, item_failures, "region");
         $apply!(sources, source, "source");
         $apply!(sources, counter, "source");
         $apply!(sources, parameter, "source");

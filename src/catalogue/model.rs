@@ -612,6 +612,21 @@ fn has_name(names: &[String], name: &str) -> bool {
 }
 
 impl Catalogue {
+    /// The words looked for in every file of the scanned tree, parsed or not: whether it
+    /// declares event source mappings and enables partial batch responses (`item_failures`).
+    pub fn tree_words(&self) -> Vec<&str> {
+        let mut words: Vec<&str> = self
+            .regions
+            .item_failures
+            .iter()
+            .flat_map(|r| r.enabled_by.iter().chain(&r.mappings))
+            .map(String::as_str)
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        words
+    }
+
     /// The words of key sinks and side effects the prefilter looks for in a file.
     pub fn effect_words(&self) -> EffectWords<'_> {
         let sinks = &self.sinks;

@@ -110,6 +110,11 @@ row!(Deferred, |r| format!(
     "fails after return: {}",
     few(&r.types)
 ));
+row!(ItemFailures, |r| format!(
+    "item failures read when enabled by {}: {}",
+    few(&r.enabled_by),
+    few(&r.types)
+));
 row!(Rethrow, |r| format!(
     "rethrows: {} on {}",
     few(&r.methods),

@@ -36,6 +36,23 @@ pub struct Regions {
     pub rethrow: Vec<Rethrow>,
     pub observability: Vec<Observability>,
     pub deferred: Vec<Deferred>,
+    pub item_failures: Vec<ItemFailures>,
+}
+
+/// Values a redelivered handler returns to have only some of its items delivered again (an AWS
+/// Lambda partial batch response), which the platform reads only where the event source
+/// mapping enables it (`enabled_by`, words of the scanned tree). A tree that declares such
+/// mappings (`mappings`) and never enables it has them ignored: the invocation succeeded, and
+/// reporting an item fails nothing. A tree that declares none is deployed from elsewhere, where
+/// the mapping is assumed to read them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ItemFailures {
+    pub id: String,
+    /// The response type and its item type, fully qualified (a nested type as `Outer.Inner`).
+    pub types: Vec<String>,
+    pub enabled_by: Vec<String>,
+    pub mappings: Vec<String>,
 }
 
 /// Types whose failure comes after the method that returns one has returned (futures,

@@ -9,6 +9,8 @@ pub(super) struct Parsed {
     pub facts: crate::java::ir::FileFacts,
     pub methods: Vec<Part>,
     pub fields: Vec<(String, Part)>,
+    /// Which of the tree words asked for (token hashes) the file names, when asked.
+    pub tree: Vec<u32>,
 }
 
 /// A method or field as text: its tokens, the types it constructs, whether it has an effect
@@ -59,8 +61,10 @@ pub(super) fn parse_file(
     opts: &Options,
     cache: &cache::Cache,
     parts: Option<(&scope::Needles, bool)>,
+    tree_words: &[u32],
 ) -> Result<Parsed, FileError> {
     let bytes = read(path, shown, opts.max_file_bytes, &opts.reader)?;
+    let tree = scope::named(&bytes, tree_words);
     let facts = match cache.fetch(shown, &bytes) {
         Some(f) => f,
         None => {
@@ -120,5 +124,6 @@ pub(super) fn parse_file(
         facts,
         methods,
         fields,
+        tree,
     })
 }

@@ -31,7 +31,15 @@ pub(super) fn analyse(
     let cache = caches.facts;
     let needles = scope::Needles::new(&cat.effect_words());
     let inputs = scan_inputs(paths, opts, &needles, report);
+    // The tree words are looked for in every file's scan, parsed or not.
+    let words = super::tree_words(cat);
+    let named: Vec<u32> = inputs
+        .iter()
+        .flatten()
+        .flat_map(|i| scope::present(&i.scan.tokens, &words))
+        .collect();
     let mut files = Files {
+        named,
         n: inputs.len(),
         parsed: (0..inputs.len()).map(|_| None).collect(),
         tried: vec![false; inputs.len()],
@@ -158,6 +166,8 @@ struct Files<'a> {
     cache: &'a cache::Cache,
     caches: analysis::Caches<'a>,
     needles: &'a scope::Needles,
+    /// The catalogue's tree words that some file names (see `Project::set_tree_words`).
+    named: Vec<u32>,
 }
 
 impl Files<'_> {
@@ -169,7 +179,7 @@ impl Files<'_> {
             .filter_map(|i| {
                 let input = self.inputs[*i].as_ref()?;
                 let parts = parts.then_some((self.needles, input.scan.effect));
-                let r = parse_file(&input.path, &input.shown, self.opts, self.cache, parts);
+                let r = parse_file(&input.path, &input.shown, self.opts, self.cache, parts, &[]);
                 Some((*i, r))
             })
             .collect();
@@ -721,6 +731,7 @@ fn everything(files: &mut Files, cat: &catalogue::Catalogue, report: &mut Report
     // again.
     files.inputs = Vec::new();
     let mut project = phase("index", || index::Project::new(sources));
+    project.set_tree_words(files.named.clone());
     let (findings, truncated) = analysis::find(&mut project, cat, None, false, files.caches);
     (project, findings, truncated)
 }
@@ -743,6 +754,7 @@ fn forward(
             .collect();
         let (sources, only) = take_sources(files, &order, in_b);
         let mut project = phase("index", || index::Project::recording(sources));
+        project.set_tree_words(files.named.clone());
         let (findings, truncated) =
             analysis::find(&mut project, cat, Some(&only), probe, files.caches);
         let deps = project.deps().map(|d| d.index());

@@ -206,6 +206,7 @@ impl SummaryCache {
         let mut h = Sha256::new();
         update_part(&mut h, &self.run_key);
         update_part(&mut h, format!("{:?}", project.modules()).as_bytes());
+        update_part(&mut h, format!("{:?}", project.tree_words()).as_bytes());
         for (f, d) in project.files.iter().zip(&declared) {
             update_part(&mut h, f.path.as_bytes());
             update_part(&mut h, d);

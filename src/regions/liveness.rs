@@ -350,7 +350,15 @@ fn never_fails(
     // bodies would otherwise stay decoded until the region search gives them back.
     let body = project.method(id).peek_body()?;
     let body: &crate::java::ir::Block = &body;
-    let rethrows = |var: &str, b: &Block| Rethrows::new(project, cat).through_call(id, var, b, 0);
+    // A catch clause that reports the item as failed in a partial batch response the platform
+    // reads fails too: that item is delivered again.
+    let rethrows = |var: &str, b: &Block| {
+        Rethrows::new(project, cat).through_call(id, var, b, 0)
+            || b.iter().any(|s| {
+                super::item_failures::reports(project, cat, id, crate::java::ir::Node::Stmt(s))
+                    == Some(true)
+            })
+    };
     let preamble = |s: &Stmt| preamble_stmt(s) || observes(project, cat, id, s);
     if let Some((caught, preamble)) = swallows_every_failure(body, &preamble, &rethrows) {
         return Some(NeverFails {
@@ -505,7 +513,11 @@ pub(super) fn logs(c: &Call) -> bool {
         c.recv.as_ref().map(Expr::peel),
         Some(Expr::Name(n, _)) if ["log", "logger"].contains(&n.to_ascii_lowercase().as_str())
     );
-    logger && LEVELS.contains(&c.name.as_str())
+    // An AWS Lambda handler's `context.getLogger().log(…)`.
+    let lambda_logger = c.name == "log"
+        && matches!(c.recv.as_ref().map(Expr::peel),
+            Some(Expr::Call(g)) if g.name == "getLogger" && g.args.is_empty());
+    logger && LEVELS.contains(&c.name.as_str()) || lambda_logger
 }
 
 /// Does evaluating `e` call a method on `this`, or run a lambda or an anonymous class?

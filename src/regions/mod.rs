@@ -7,6 +7,7 @@ mod enablers;
 mod failures;
 mod function_beans;
 mod implementations;
+mod item_failures;
 pub mod liveness;
 mod pipelines;
 mod reaches;

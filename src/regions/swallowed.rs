@@ -14,10 +14,15 @@
 //!
 //! A region whose re-runs do not wait for a failure (a scheduler), a listener that acknowledges
 //! its messages itself, a method whose own transaction commits after its body (a commit can
-//! fail after the send), a region entered through an interceptor or a lazy pipeline, and a
-//! region whose code is not one whole method keep their findings.
+//! fail after the send), a region entered through a lazy pipeline, and a region whose own code
+//! is not one whole method keep their findings. Code the region enters through one of its calls
+//! (an interceptor of a client it sends through, a stored function it runs) runs inside that
+//! call: a sink there is reached through the call, like one in a callee. An AWS Lambda handler
+//! that reports an item's failure in a partial batch response fails that item only where the
+//! platform reads the report (see `item_failures`).
 
 use super::failures::observes;
+use super::item_failures;
 use super::liveness::{acknowledges_itself, catches_all, logs, simple};
 use super::{Part, Region};
 use crate::catalogue::Catalogue;
@@ -29,15 +34,26 @@ use std::collections::HashMap;
 /// The method of region `r` when the framework runs it again only after an attempt fails, and
 /// nothing but the method's own statements runs between its last statement and the end of the
 /// attempt: a live annotation or implementation region of a row that re-runs on failure (a
-/// retried method, a redelivered listener), its code one whole method, neither a scheduler nor
-/// a listener that acknowledges its messages itself, entered through no interceptor, not in a
-/// transaction of its own (whose commit after the body can fail), returning neither a future nor
-/// a publisher (which fails after the body) and sending no reply (`@SendTo`).
+/// retried method, a redelivered listener), its own code one whole method (besides the code it
+/// enters through its calls), neither a scheduler nor a listener that acknowledges its messages
+/// itself, not in a transaction of its own (whose commit after the body can fail), returning
+/// neither a future nor a publisher (which fails after the body) and sending no reply
+/// (`@SendTo`).
 pub fn redelivered_method(project: &Project, cat: &Catalogue, r: &Region) -> Option<MethodId> {
-    if r.scheduler || r.dead.is_some() || !r.entered.is_empty() || !r.sends_at.is_empty() {
+    if r.scheduler || r.dead.is_some() || !r.sends_at.is_empty() {
         return None;
     }
-    let [Part::Whole(id)] = r.parts.as_slice() else {
+    // Code entered through a call of the region (an interceptor, a stored function) runs inside
+    // that call: the region's own code is the rest.
+    let own: Vec<&Part> = r
+        .parts
+        .iter()
+        .filter(|p| {
+            let (Part::Whole(m) | Part::Scopes(m, _)) = p;
+            !r.entered.iter().any(|(x, _)| x == m)
+        })
+        .collect();
+    let [Part::Whole(id)] = own.as_slice() else {
         return None;
     };
     let on_failure = match cat.regions.annotation.iter().find(|x| x.id == r.row) {
@@ -246,6 +262,20 @@ const PURE: &[&str] = &[
     "getSimpleName",
 ];
 
+/// Is `c` an empty collection's factory: `List.of()`, `Collections.emptyList()`, …?
+fn empty_collection(c: &Call) -> bool {
+    let owner = match c.recv.as_ref() {
+        Some(Expr::Name(n, _)) => n.as_str(),
+        _ => return false,
+    };
+    c.args.is_empty()
+        && match owner {
+            "List" | "Set" | "Map" => c.name == "of",
+            "Collections" => matches!(c.name.as_str(), "emptyList" | "emptySet" | "emptyMap"),
+            _ => false,
+        }
+}
+
 struct Judge<'a> {
     project: &'a Project,
     cat: &'a Catalogue,
@@ -291,7 +321,7 @@ impl Judge<'_> {
             if !self.leads_in(s) {
                 continue;
             }
-            let after = tail && block[k + 1..].iter().all(|x| self.never_fails(x));
+            let after = tail && block[k + 1..].iter().all(|x| self.never_fails(x, nested));
             if !self.stmt_ok(s, after, nested) {
                 return false;
             }
@@ -307,7 +337,9 @@ impl Judge<'_> {
                 catches,
                 finally,
             } => {
-                let fin = finally.as_ref().is_none_or(|f| self.all_never_fail(f));
+                let fin = finally
+                    .as_ref()
+                    .is_none_or(|f| self.all_never_fail(f, nested));
                 if let Some(f) = finally
                     && !self.block_ok(f, after, nested)
                 {
@@ -352,7 +384,7 @@ impl Judge<'_> {
                 // The body runs again for the next item, after the sink of this one.
                 let again = cond.as_ref().is_none_or(|c| self.cannot_fail(c))
                     && update.iter().all(|u| self.cannot_fail(u))
-                    && self.all_never_fail(body);
+                    && self.all_never_fail(body, nested);
                 self.block_ok(body, after && again, nested)
             }
             // The call itself, as the last thing that can fail: its receiver and arguments
@@ -380,18 +412,30 @@ impl Judge<'_> {
             }
             _ => false,
         });
-        all && catches.iter().all(|(_, b)| self.all_never_fail(b))
+        all && catches.iter().all(|(_, b)| self.all_never_fail(b, nested))
     }
 
-    fn all_never_fail(&self, b: &Block) -> bool {
-        b.iter().all(|s| self.never_fails(s))
+    fn all_never_fail(&self, b: &Block, nested: bool) -> bool {
+        b.iter().all(|s| self.never_fails(s, nested))
     }
 
     /// Can statement `s` not fail: a declaration of a value that cannot fail, a logging call, a
     /// metrics call, a simple condition around such statements, a loop over them, a `try` that
     /// swallows every failure, `continue`, `break`, a `return` of a value that cannot fail?
-    fn never_fails(&self, s: &Stmt) -> bool {
+    fn never_fails(&self, s: &Stmt, nested: bool) -> bool {
         match s {
+            // An item failure put in the list a partial batch response returns: the item runs
+            // again where the platform reads the report (a failure), and nothing at all where it
+            // does not.
+            Stmt::Expr(Expr::Call(c))
+                if matches!(c.name.as_str(), "add" | "addAll")
+                    && c.recv.as_ref().is_some_and(|r| self.local(r))
+                    && !c.args.is_empty() =>
+            {
+                c.args.iter().all(|a| self.cannot_fail(a))
+                    && item_failures::reports(self.project, self.cat, self.id, Node::Stmt(s))
+                        == Some(false)
+            }
             Stmt::Local { init, .. } => init.as_ref().is_none_or(|e| self.cannot_fail(e)),
             Stmt::Expr(Expr::Call(c)) if logs(c) => c.args.iter().all(|a| self.cannot_fail(a)),
             Stmt::Expr(Expr::Assign(a)) => {
@@ -400,8 +444,8 @@ impl Judge<'_> {
             Stmt::Expr(e) => observes(self.project, self.cat, self.id, s) || self.cannot_fail(e),
             Stmt::If { cond, then, els } => {
                 self.cannot_fail(cond)
-                    && self.all_never_fail(then)
-                    && els.as_ref().is_none_or(|e| self.all_never_fail(e))
+                    && self.all_never_fail(then, nested)
+                    && els.as_ref().is_none_or(|e| self.all_never_fail(e, nested))
             }
             Stmt::Loop {
                 head,
@@ -411,11 +455,11 @@ impl Judge<'_> {
                 each,
                 ..
             } => {
-                self.all_never_fail(head)
+                self.all_never_fail(head, nested)
                     && cond.as_ref().is_none_or(|c| self.cannot_fail(c))
                     && update.iter().all(|u| self.cannot_fail(u))
                     && each.as_ref().is_none_or(|(_, _, e)| self.cannot_fail(e))
-                    && self.all_never_fail(body)
+                    && self.all_never_fail(body, nested)
             }
             Stmt::Try {
                 resources,
@@ -424,13 +468,15 @@ impl Judge<'_> {
                 finally,
             } => {
                 resources.is_empty()
-                    && (self.swallows(catches, true)
-                        || self.all_never_fail(body)
-                            && catches.iter().all(|(_, b)| self.all_never_fail(b)))
-                    && finally.as_ref().is_none_or(|f| self.all_never_fail(f))
+                    && (self.swallows(catches, nested)
+                        || self.all_never_fail(body, true)
+                            && catches.iter().all(|(_, b)| self.all_never_fail(b, nested)))
+                    && finally
+                        .as_ref()
+                        .is_none_or(|f| self.all_never_fail(f, nested))
             }
             Stmt::Return(e, _) => e.as_ref().is_none_or(|e| self.cannot_fail(e)),
-            Stmt::Block(b) => self.all_never_fail(b),
+            Stmt::Block(b) => self.all_never_fail(b, nested),
             Stmt::Break | Stmt::Continue | Stmt::Jump => true,
             Stmt::Throw(_) => false,
         }
@@ -458,9 +504,35 @@ impl Judge<'_> {
             Expr::Ternary(a, b, c, _) => {
                 self.cannot_fail(a) && self.cannot_fail(b) && self.cannot_fail(c)
             }
-            Expr::Call(c) => self.accessor(c),
+            Expr::Call(c) => self.accessor(c) || empty_collection(c) || self.report(e),
+            Expr::New(x) => {
+                x.anon.is_empty() && x.args.iter().all(|a| self.cannot_fail(a)) && self.report(e)
+            }
             _ => false,
         }
+    }
+
+    /// Is `e` a partial batch response or an item failure (see [`item_failures`]) made by a
+    /// constructor call, or by a builder chain started by the type's `builder()`, whose
+    /// arguments cannot fail? Making one cannot fail; reporting an item is what may (see
+    /// [`Judge::never_fails`]).
+    fn report(&self, e: &Expr) -> bool {
+        let mut at = e;
+        while let Expr::Call(c) = at {
+            if !c.args.iter().all(|a| self.cannot_fail(a)) {
+                return false;
+            }
+            match &c.recv {
+                Some(r @ Expr::Call(_)) => at = r,
+                _ => break,
+            }
+        }
+        item_failures::reports(self.project, self.cat, self.id, Node::Expr(e)).is_some()
+    }
+
+    /// Is `e` a local variable or parameter of the method?
+    fn local(&self, e: &Expr) -> bool {
+        matches!(e, Expr::Name(n, _) if self.vars.contains_key(n))
     }
 
     /// Is `c` a call that only reads what its receiver holds: one of [`PURE`], a getter of a

@@ -229,6 +229,33 @@ declare_rule! {
     /// A call after it that can fail (`adjusters.assign(claimId)`) makes it a finding again: the
     /// row has committed, and the redelivery writes a second one under a new key.
     ///
+    /// An AWS Lambda handler of an SQS or stream event source may catch each message's failure
+    /// and report the message in the partial batch response it returns; Lambda then delivers
+    /// only the reported messages again — but only where the event source mapping enables
+    /// `ReportBatchItemFailures`. Elsewhere it ignores the response: the invocation succeeded and
+    /// the whole batch is deleted. So a catch clause that reports the item counts as a failure
+    /// where the report is read (the scanned Java names `reportBatchItemFailures`,
+    /// `ReportBatchItemFailures` or `REPORT_BATCH_ITEM_FAILURES`, or declares no event source at
+    /// all: the function is deployed from elsewhere, and the report is taken as read), and as
+    /// doing nothing where the CDK or SDK code in the tree declares event sources and none
+    /// enables it:
+    /// ```java
+    /// // infra: payoutHandler.addEventSource(new SqsEventSource(payouts, SqsEventSourceProps.builder().batchSize(10).build()));
+    /// public SQSBatchResponse handleRequest(SQSEvent event, Context context) {
+    ///     List<SQSBatchResponse.BatchItemFailure> failures = new ArrayList<>();
+    ///     for (SQSEvent.SQSMessage message : event.getRecords()) {
+    ///         try {
+    ///             payouts.pay(message.getBody());        // a random key per call: silent here
+    ///         } catch (RuntimeException e) {
+    ///             failures.add(new SQSBatchResponse.BatchItemFailure(message.getMessageId()));
+    ///         }
+    ///     }
+    ///     return new SQSBatchResponse(failures);
+    /// }
+    /// ```
+    /// Add `.reportBatchItemFailures(true)` to that event source and the same handler is
+    /// reported: a payout that timed out after the provider took it is delivered and paid again.
+    ///
     /// ## Interceptors: inside the regions that send through their client
     /// An HTTP client interceptor runs once for each request it intercepts, so it is inside
     /// every region from which a request through it is sent: a `@Retryable` method, a

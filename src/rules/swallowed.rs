@@ -14,12 +14,15 @@ pub(super) fn holds(cx: &Context, i: usize, m: MethodId, at: Span, row: bool) ->
     let Some(root) = crate::regions::redelivered_method(cx.project, cx.cat, &cx.regions[i]) else {
         return false;
     };
-    // The methods from which `m` may be called, `m` included.
+    // The methods from which `m` may be called, `m` included; code the region enters through a
+    // call (an interceptor, a stored function) is reached from the method making that call.
     let callers = reach::callers(cx);
+    let entered = &cx.regions[i].entered;
     let mut up: BTreeSet<MethodId> = BTreeSet::from([m]);
     let mut work = vec![m];
     while let Some(x) = work.pop() {
-        for c in callers.get(&x).into_iter().flatten() {
+        let senders = entered.iter().filter(|(p, _)| *p == x).map(|(_, s)| s);
+        for c in callers.get(&x).into_iter().flatten().chain(senders) {
             if up.insert(*c) {
                 work.push(*c);
             }

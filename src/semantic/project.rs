@@ -78,6 +78,9 @@ pub struct Project {
     /// and each resolution formats and looks up a name per enclosing class, the package and
     /// each wildcard import. Not used while recording: a lookup notes what it depends on.
     resolved: Vec<std::sync::Mutex<Resolved>>,
+    /// The catalogue's tree words (token hashes, sorted) that some file of the scanned tree
+    /// names, parsed or not (see [`crate::catalogue::Catalogue::tree_words`]).
+    tree_words: Vec<u32>,
 }
 
 type Resolved = HashMap<Box<str>, Vec<(u32, TypeRef)>>;
@@ -166,6 +169,26 @@ impl Project {
             })
     }
 
+    /// Which of the catalogue's tree words the scanned tree names (token hashes), as found
+    /// before the index was built: by the byte scans of every file, parsed or not.
+    pub fn set_tree_words(&mut self, mut words: Vec<u32>) {
+        words.sort_unstable();
+        words.dedup();
+        self.tree_words = words;
+    }
+
+    /// The tree words the scanned tree names, sorted (for the summary cache's key).
+    pub fn tree_words(&self) -> &[u32] {
+        &self.tree_words
+    }
+
+    /// Does some file of the scanned tree name `word` (a catalogue tree word)?
+    pub fn tree_names(&self, word: &str) -> bool {
+        self.tree_words
+            .binary_search(&crate::scope::token_hash(word.as_bytes()))
+            .is_ok()
+    }
+
     /// The build modules of the files.
     pub fn modules(&self) -> &Modules {
         &self.modules
@@ -190,6 +213,7 @@ impl Project {
             noted: HashMap::new(),
             resolved,
             mapped: 0,
+            tree_words: Vec::new(),
         };
         let recording = deps.is_some();
         p.modules = Modules::discover(p.files.iter().map(|f| f.path.as_str()));

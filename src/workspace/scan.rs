@@ -72,6 +72,39 @@ pub fn constructed(text: &[u8]) -> Vec<u32> {
     v
 }
 
+/// Which of `words` (token hashes, sorted) a file whose text is `bytes` names, as [`Scan::of`]
+/// reads it (unicode escapes translated; the comments before the first token skipped; in code,
+/// strings and later comments alike). Nothing asked, nothing read.
+pub fn named(bytes: &[u8], words: &[u32]) -> Vec<u32> {
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let translated = crate::java::unicode::translated(bytes);
+    present(&tokens(&translated[leading_comments(&translated)..]), words)
+}
+
+/// Where the first token of `bytes` starts, after the comments before it (a license header):
+/// they do not tell the package. (Only those: a `/*` in a later string must not hide the rest
+/// of the file.)
+fn leading_comments(bytes: &[u8]) -> usize {
+    let mut i = 0;
+    while i < bytes.len() && !is_ident(bytes[i]) {
+        if bytes[i..].starts_with(b"//") {
+            i += memchr_nl(&bytes[i..]);
+        } else if bytes[i..].starts_with(b"/*") {
+            i += find(&bytes[i + 2..], b"*/").map_or(bytes.len() - i, |p| p + 4);
+        } else {
+            i += 1;
+        }
+    }
+    i
+}
+
+/// The `words` (token hashes, sorted) among a file's sorted `tokens`.
+pub fn present(tokens: &[u32], words: &[u32]) -> Vec<u32> {
+    words.iter().copied().filter(|w| has(tokens, *w)).collect()
+}
+
 fn has(sorted: &[u32], t: u32) -> bool {
     sorted.binary_search(&t).is_ok()
 }
@@ -131,22 +164,12 @@ impl Scan {
         let mut package = None;
         let mut imports: Vec<String> = Vec::new();
         let mut first = true;
-        let mut i = 0;
+        let mut i = leading_comments(bytes);
         while i < bytes.len() {
             let b = bytes[i];
             if !is_ident(b) {
                 if b == b'{' || b == b';' {
                     in_supers = false;
-                }
-                // Skip comments before the first token, which tells the package. (Not later: a
-                // `/*` in a string must not hide the rest of the file.)
-                if first && b == b'/' && bytes.get(i + 1) == Some(&b'/') {
-                    i += memchr_nl(&bytes[i..]);
-                    continue;
-                }
-                if first && b == b'/' && bytes.get(i + 1) == Some(&b'*') {
-                    i += find(&bytes[i + 2..], b"*/").map_or(bytes.len() - i, |p| p + 4);
-                    continue;
                 }
                 i += 1;
                 continue;

@@ -1,0 +1,65 @@
+//! Partial batch responses (`[[regions.item_failures]]`): a redelivered handler (an AWS Lambda
+//! handler of an SQS or stream event source mapping) may catch each item's failure and report
+//! it in the value it returns, so that only those items are delivered again. Whether such a
+//! report is a failure depends on the deployment, not on the handler: the platform reads it only
+//! where the event source mapping enables it. So a catch clause that reports an item fails (the
+//! item runs again) when the report is read, and fails nothing when it is ignored: the scanned
+//! tree declares event source mappings and none of them enables the report. A tree that
+//! declares none is deployed from elsewhere, and the report is taken as read there (as a retry
+//! annotation with no enabling configuration in the tree is taken as enabled by a dependency).
+
+use crate::catalogue::Catalogue;
+use crate::catalogue::schema::ItemFailures;
+use crate::java::ir::{Expr, Node};
+use crate::semantic::{MethodId, Project};
+
+/// Does the platform read the item failures of `row` in this tree?
+fn read(project: &Project, row: &ItemFailures) -> bool {
+    row.enabled_by.iter().any(|w| project.tree_names(w))
+        || !row.mappings.iter().any(|w| project.tree_names(w))
+}
+
+/// Does `n`, code of method `id`, make a value of one of the catalogue's item failure types (a
+/// constructor call, or a static `builder()` on the type)? `Some(read)`: whether the platform
+/// reads that report in this tree (see the module). `None`: it makes none.
+pub fn reports(project: &Project, cat: &Catalogue, id: MethodId, n: Node<'_>) -> Option<bool> {
+    let rows = &cat.regions.item_failures;
+    if rows.is_empty() {
+        return None;
+    }
+    let class = project.class_of(id);
+    let is_row_type = |written: &str| -> Option<&ItemFailures> {
+        let t = project.resolve_type(id.0, Some(class.1 as usize), written);
+        rows.iter()
+            .find(|r| r.types.iter().any(|x| project.type_is(&t, x)))
+    };
+    let mut found: Option<bool> = None;
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        let row = match n {
+            Node::Expr(Expr::New(x)) => is_row_type(&x.ty),
+            Node::Expr(Expr::Call(c)) if c.name == "builder" && c.args.is_empty() => c
+                .recv
+                .as_ref()
+                .and_then(written_type)
+                .and_then(|w| is_row_type(&w)),
+            _ => None,
+        };
+        if let Some(row) = row {
+            // One report read anywhere in the code makes it a failure.
+            let r = read(project, row);
+            found = Some(found.unwrap_or(false) || r);
+        }
+        n.children(&mut stack);
+    }
+    found
+}
+
+/// A type written as a receiver: `SQSBatchResponse` or `SQSBatchResponse.BatchItemFailure`.
+fn written_type(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Name(n, _) => Some(n.clone()),
+        Expr::Field(r, n, _) => Some(format!("{}.{n}", written_type(r)?)),
+        _ => None,
+    }
+}
