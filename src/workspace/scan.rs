@@ -707,6 +707,32 @@ pub fn mentions(tokens: &[u32], names: &HashSet<u32>) -> bool {
 mod tests {
     use super::*;
 
+    #[test]
+    fn tree_words_are_read_as_the_scan_reads_the_file() {
+        let words = {
+            let mut w = vec![token_hash(b"reportBatchItemFailures")];
+            w.sort_unstable();
+            w
+        };
+        // A license header before `package` is not read, by the scan nor by `named`.
+        let header =
+            "/* reportBatchItemFailures */\n// reportBatchItemFailures\npackage a;\nclass S {}\n";
+        assert!(named(header.as_bytes(), &words).is_empty());
+        assert!(present(&scan(header).tokens, &words).is_empty());
+        // Code, a later comment and a unicode escape are.
+        for src in [
+            "package a;\nclass S { void f(B b) { b.reportBatchItemFailures(true); } }\n",
+            "package a;\n// reportBatchItemFailures(true) is set in the stack\nclass S {}\n",
+            "package a;\nclass S { void f(B b) { b.report\\u0042atchItemFailures(true); } }\n",
+        ] {
+            assert_eq!(named(src.as_bytes(), &words), words, "{src}");
+            let scanned = scan(src);
+            assert_eq!(present(&scanned.tokens, &words), words, "{src}");
+        }
+        assert!(named(b"/* unclosed", &words).is_empty());
+        assert!(named(b"package a; class S {}", &[]).is_empty());
+    }
+
     /// Words in the shape of the built-in catalogue's.
     fn scan(src: &str) -> Scan {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
