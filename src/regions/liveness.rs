@@ -360,7 +360,11 @@ fn never_fails(
             })
     };
     let preamble = |s: &Stmt| preamble_stmt(s) || observes(project, cat, id, s);
-    if let Some((caught, preamble)) = swallows_every_failure(body, &preamble, &rethrows) {
+    // A `RuntimeException` clause takes every failure only where no checked one can leave the
+    // method: it declares none.
+    if let Some((caught, preamble)) = swallows_every_failure(body, &preamble, &rethrows)
+        && (simple(caught.trim()) != "RuntimeException" || project.method(id).throws.is_empty())
+    {
         return Some(NeverFails {
             caught,
             via: Vec::new(),

@@ -240,12 +240,29 @@ impl<'a> Lowerer<'a> {
                         .map(|x| self.text(x).to_string())
                         .unwrap_or_default();
                     // The parameter is a local of the catch block. A multi-catch `A | B e` is
-                    // typed as its first alternative: the analysis types receivers to resolve
-                    // calls, and the alternatives' common supertype is rarely a project type.
-                    let ty = formal
+                    // typed as its widest catch-all alternative (`IOException | RuntimeException`
+                    // takes every unchecked exception), else its first: the analysis types
+                    // receivers to resolve calls, and the alternatives' common supertype is
+                    // rarely a project type.
+                    let alternatives: Vec<String> = formal
                         .and_then(|p| named_child_of_kinds(p, &["catch_type"]))
-                        .and_then(|t| t.named_child(0))
-                        .map(|t| erase_type(self.text(t)))
+                        .map(|t| {
+                            let mut c = t.walk();
+                            t.named_children(&mut c)
+                                .map(|a| erase_type(self.text(a)))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let ty = ["Throwable", "Exception", "RuntimeException"]
+                        .iter()
+                        .find_map(|w| {
+                            alternatives.iter().find(|a| {
+                                let a = a.strip_prefix("java.lang.").unwrap_or(a);
+                                a == *w
+                            })
+                        })
+                        .or(alternatives.first())
+                        .cloned()
                         .unwrap_or_default();
                     let mut b = Vec::new();
                     if !param.is_empty() && !ty.is_empty() {
