@@ -11,8 +11,8 @@
 use assert_cmd::Command;
 use std::path::Path;
 
-/// A repository whose `@Retryable` caller sends a key made by a helper in another file.
-fn repository() -> tempfile::TempDir {
+/// An empty git repository with one Maven module, artifact `artifact`, and its `a` package.
+fn maven_repository(artifact: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     std::fs::create_dir_all(p.join(".git")).unwrap();
@@ -21,9 +21,16 @@ fn repository() -> tempfile::TempDir {
     std::fs::create_dir_all(p.join("src/main/java/a")).unwrap();
     std::fs::write(
         p.join("pom.xml"),
-        "<project><groupId>a</groupId><artifactId>app</artifactId></project>\n",
+        format!("<project><groupId>a</groupId><artifactId>{artifact}</artifactId></project>\n"),
     )
     .unwrap();
+    dir
+}
+
+/// A repository whose `@Retryable` caller sends a key made by a helper in another file.
+fn repository() -> tempfile::TempDir {
+    let dir = maven_repository("app");
+    let p = dir.path();
     write(
         p,
         "Billing.java",
@@ -280,17 +287,9 @@ fn another_tool_version_takes_nothing_from_the_cache() {
 /// (and can fire) is decided by the aspect order in `application.yml`.
 #[test]
 fn an_application_setting_that_decides_a_region_is_seen_by_the_hook() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = maven_repository("payouts");
     let p = dir.path();
-    std::fs::create_dir_all(p.join(".git")).unwrap();
-    std::fs::create_dir_all(p.join(".retrylint_cache")).unwrap();
-    std::fs::create_dir_all(p.join("src/main/java/a")).unwrap();
     std::fs::create_dir_all(p.join("src/main/resources")).unwrap();
-    std::fs::write(
-        p.join("pom.xml"),
-        "<project><groupId>a</groupId><artifactId>payouts</artifactId></project>\n",
-    )
-    .unwrap();
     write(
         p,
         "Payouts.java",
@@ -333,16 +332,8 @@ fn an_application_setting_that_decides_a_region_is_seen_by_the_hook() {
 /// mapping enables it, and the stack that declares the mapping is another file, not staged.
 #[test]
 fn an_event_source_in_another_file_that_reads_item_failures_is_seen_by_the_hook() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = maven_repository("payouts");
     let p = dir.path();
-    std::fs::create_dir_all(p.join(".git")).unwrap();
-    std::fs::create_dir_all(p.join(".retrylint_cache")).unwrap();
-    std::fs::create_dir_all(p.join("src/main/java/a")).unwrap();
-    std::fs::write(
-        p.join("pom.xml"),
-        "<project><groupId>a</groupId><artifactId>payouts</artifactId></project>\n",
-    )
-    .unwrap();
     write(
         p,
         "PayoutHandler.java",
