@@ -121,10 +121,13 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
             msg.clone(),
         ));
     }
+    let deployed = phase("deployment files", || {
+        deployed_words(&found.deploy, opts, cat)
+    });
     let (project, mut findings, truncated) = if opts.prefilter {
-        prefilter::analyse(&found.java, opts, cat, caches, &mut report)
+        prefilter::analyse(&found.java, &deployed, opts, cat, caches, &mut report)
     } else {
-        analyse_every_file(&found.java, opts, cat, caches, &mut report)
+        analyse_every_file(&found.java, &deployed, opts, cat, caches, &mut report)
     };
     let recovered = findings::recovery::drop_recovered(&project, &mut findings);
     syntax_warnings(&project, &recovered, &mut report);
@@ -277,9 +280,38 @@ fn discover(opts: &Options) -> Result<(discovery::Discovered, usize), RunError> 
     Ok((found, excluded))
 }
 
+/// The enabling tree words (see [`tree_words`]) that the deployment descriptors of the tree
+/// name: a template can only make a handler's report read, never hide a finding. A file larger
+/// than the run's limit, or unreadable, is passed over.
+fn deployed_words(files: &[PathBuf], opts: &Options, cat: &catalogue::Catalogue) -> Vec<u32> {
+    let words = tree_words(cat);
+    if words.enabling.is_empty() {
+        return Vec::new();
+    }
+    let mut found: Vec<u32> = files
+        .par_iter()
+        .filter_map(|p| {
+            let m = std::fs::symlink_metadata(p).ok()?;
+            if !m.is_file() || m.len() > opts.max_file_bytes {
+                return None;
+            }
+            let bytes = std::fs::read(p).ok()?;
+            Some(crate::scope::present(
+                &crate::scope::tokens(&bytes),
+                &words.enabling,
+            ))
+        })
+        .flatten()
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
 /// `--no-prefilter`: parse every file, index the project and analyse it.
 fn analyse_every_file(
     paths: &[PathBuf],
+    deployed: &[u32],
     opts: &Options,
     cat: &catalogue::Catalogue,
     caches: analysis::Caches,
@@ -304,7 +336,7 @@ fn analyse_every_file(
         p.files_read();
     }
     let mut files = Vec::new();
-    let mut named = Vec::new();
+    let mut named = deployed.to_vec();
     for (shown, r) in loaded {
         match r {
             Ok(p) => {
@@ -327,16 +359,22 @@ fn analyse_every_file(
     (project, findings, truncated)
 }
 
-/// The catalogue's tree words as token hashes, sorted: looked for in every file of the tree.
-pub(crate) fn tree_words(cat: &catalogue::Catalogue) -> Vec<u32> {
-    let mut words: Vec<u32> = cat
-        .tree_words()
-        .iter()
-        .map(|w| crate::scope::token_hash(w.as_bytes()))
-        .collect();
-    words.sort_unstable();
-    words.dedup();
-    words
+/// The catalogue's tree words as token hashes: looked for in every file of the tree.
+pub(crate) fn tree_words(cat: &catalogue::Catalogue) -> crate::scope::TreeWords {
+    let hashes = |words: Vec<&str>| {
+        let mut v: Vec<u32> = words
+            .iter()
+            .map(|w| crate::scope::token_hash(w.as_bytes()))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let (enabling, declaring) = cat.tree_words();
+    crate::scope::TreeWords {
+        enabling: hashes(enabling),
+        declaring: hashes(declaring),
+    }
 }
 
 /// A warning for each file with syntax errors: it is partially parsed. The rest of it is still

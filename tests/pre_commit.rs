@@ -329,7 +329,8 @@ fn an_application_setting_that_decides_a_region_is_seen_by_the_hook() {
 
 /// An AWS Lambda handler that reports each failed message in a partial batch response: the
 /// report fails the message (it is delivered again, with a new key) only where an event source
-/// mapping enables it, and the stack that declares the mapping is another file, not staged.
+/// mapping enables it, and the stack that declares the mapping (or a SAM template that enables
+/// the report) is another file, not staged.
 #[test]
 fn an_event_source_in_another_file_that_reads_item_failures_is_seen_by_the_hook() {
     let dir = maven_repository("payouts");
@@ -401,6 +402,18 @@ fn an_event_source_in_another_file_that_reads_item_failures_is_seen_by_the_hook(
     write(p, "PayoutStack.java", &stack(""));
     let (again, _) = hook(p, &staged);
     assert_eq!(rules(&again), rules(&ignored));
+    // A deployment descriptor that enables the report for the handler: read again.
+    let template = p.join("template.yaml");
+    std::fs::write(
+        &template,
+        "Resources:\n  Payouts:\n    Type: AWS::Serverless::Function\n    Properties:\n      Events:\n        Queue:\n          Type: SQS\n          Properties:\n            FunctionResponseTypes:\n              - ReportBatchItemFailures\n",
+    )
+    .unwrap();
+    let (templated, _) = hook(p, &staged);
+    assert_eq!(rules(&templated), rules(&read), "{templated}");
+    std::fs::remove_file(&template).unwrap();
+    let (removed, _) = hook(p, &staged);
+    assert_eq!(rules(&removed), rules(&ignored));
 }
 
 #[test]

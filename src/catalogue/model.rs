@@ -612,19 +612,26 @@ fn has_name(names: &[String], name: &str) -> bool {
 }
 
 impl Catalogue {
-    /// The words looked for in every file of the scanned tree, parsed or not: whether it
-    /// declares event source mappings and enables partial batch responses (`item_failures`).
-    pub fn tree_words(&self) -> Vec<&str> {
-        let mut words: Vec<&str> = self
-            .regions
-            .item_failures
+    /// The words looked for in every file of the scanned tree, parsed or not: those that enable
+    /// partial batch responses (`item_failures`' `enabled_by`) and those that declare event
+    /// source mappings (`mappings`), each sorted.
+    pub fn tree_words(&self) -> (Vec<&str>, Vec<&str>) {
+        let rows = &self.regions.item_failures;
+        let mut enabling: Vec<&str> = rows
             .iter()
-            .flat_map(|r| r.enabled_by.iter().chain(&r.mappings))
+            .flat_map(|r| &r.enabled_by)
             .map(String::as_str)
             .collect();
-        words.sort_unstable();
-        words.dedup();
-        words
+        let mut declaring: Vec<&str> = rows
+            .iter()
+            .flat_map(|r| &r.mappings)
+            .map(String::as_str)
+            .collect();
+        for v in [&mut enabling, &mut declaring] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        (enabling, declaring)
     }
 
     /// The words of key sinks and side effects the prefilter looks for in a file.

@@ -61,10 +61,10 @@ pub(super) fn parse_file(
     opts: &Options,
     cache: &cache::Cache,
     parts: Option<(&scope::Needles, bool)>,
-    tree_words: &[u32],
+    tree_words: &scope::TreeWords,
 ) -> Result<Parsed, FileError> {
     let bytes = read(path, shown, opts.max_file_bytes, &opts.reader)?;
-    let tree = scope::named(&bytes, tree_words);
+    let tree = tree_words.in_file(shown, &bytes);
     let facts = match cache.fetch(shown, &bytes) {
         Some(f) => f,
         None => {

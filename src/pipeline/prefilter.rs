@@ -23,6 +23,7 @@ struct Input {
 
 pub(super) fn analyse(
     paths: &[PathBuf],
+    deployed: &[u32],
     opts: &Options,
     cat: &catalogue::Catalogue,
     caches: analysis::Caches,
@@ -36,7 +37,11 @@ pub(super) fn analyse(
     let named: Vec<u32> = inputs
         .iter()
         .flatten()
-        .flat_map(|i| scope::present(&i.scan.tokens, &words))
+        .flat_map(|i| {
+            let bytes = || read(&i.path, &i.shown, opts.max_file_bytes, &opts.reader).ok();
+            words.found(&i.shown, &i.scan.tokens, &bytes)
+        })
+        .chain(deployed.iter().copied())
         .collect();
     let mut files = Files {
         named,
@@ -179,7 +184,14 @@ impl Files<'_> {
             .filter_map(|i| {
                 let input = self.inputs[*i].as_ref()?;
                 let parts = parts.then_some((self.needles, input.scan.effect));
-                let r = parse_file(&input.path, &input.shown, self.opts, self.cache, parts, &[]);
+                let r = parse_file(
+                    &input.path,
+                    &input.shown,
+                    self.opts,
+                    self.cache,
+                    parts,
+                    &scope::TreeWords::default(),
+                );
                 Some((*i, r))
             })
             .collect();

@@ -19,40 +19,57 @@ fn read(project: &Project, row: &ItemFailures) -> bool {
         || !row.mappings.iter().any(|w| project.tree_names(w))
 }
 
-/// Does `n`, code of method `id`, make a value of one of the catalogue's item failure types (a
-/// constructor call, or a static `builder()` on the type)? `Some(read)`: whether the platform
-/// reads that report in this tree (see the module). `None`: it makes none.
+/// Does `n`, code of method `id`, make a value of one of the catalogue's item failure types
+/// anywhere in it (see [`makes`])? `Some(read)`: whether the platform reads such a report in
+/// this tree (see the module); one report read makes it `true`. `None`: it makes none.
 pub fn reports(project: &Project, cat: &Catalogue, id: MethodId, n: Node<'_>) -> Option<bool> {
-    let rows = &cat.regions.item_failures;
-    if rows.is_empty() {
+    if cat.regions.item_failures.is_empty() {
         return None;
     }
-    let class = project.class_of(id);
-    let is_row_type = |written: &str| -> Option<&ItemFailures> {
-        let t = project.resolve_type(id.0, Some(class.1 as usize), written);
-        rows.iter()
-            .find(|r| r.types.iter().any(|x| project.type_is(&t, x)))
-    };
     let mut found: Option<bool> = None;
     let mut stack = vec![n];
     while let Some(n) = stack.pop() {
-        let row = match n {
-            Node::Expr(Expr::New(x)) => is_row_type(&x.ty),
-            Node::Expr(Expr::Call(c)) if c.name == "builder" && c.args.is_empty() => c
-                .recv
-                .as_ref()
-                .and_then(written_type)
-                .and_then(|w| is_row_type(&w)),
-            _ => None,
-        };
-        if let Some(row) = row {
-            // One report read anywhere in the code makes it a failure.
-            let r = read(project, row);
+        if let Node::Expr(e) = n
+            && let Some(r) = makes(project, cat, id, e)
+        {
             found = Some(found.unwrap_or(false) || r);
         }
         n.children(&mut stack);
     }
     found
+}
+
+/// Is `e` itself a value of one of the catalogue's item failure types being made: a
+/// constructor call (`new SQSBatchResponse.BatchItemFailure(id)`), or a builder chain from the
+/// type's static `builder()` through `with…` setters to `build()`? `Some(read)` as in
+/// [`reports`]; `None` for anything else, a call that merely contains one included.
+pub fn makes(project: &Project, cat: &Catalogue, id: MethodId, e: &Expr) -> Option<bool> {
+    let rows = &cat.regions.item_failures;
+    let written = match e {
+        Expr::New(x) => x.ty.clone(),
+        Expr::Call(_) => {
+            let mut at = e;
+            loop {
+                let Expr::Call(c) = at else {
+                    return None;
+                };
+                if c.name == "builder" && c.args.is_empty() {
+                    break written_type(c.recv.as_ref()?)?;
+                }
+                if c.name != "build" && !c.name.starts_with("with") {
+                    return None;
+                }
+                at = c.recv.as_ref()?;
+            }
+        }
+        _ => return None,
+    };
+    let class = project.class_of(id);
+    let t = project.resolve_type(id.0, Some(class.1 as usize), &written);
+    let row = rows
+        .iter()
+        .find(|r| r.types.iter().any(|x| project.type_is(&t, x)))?;
+    Some(read(project, row))
 }
 
 /// A type written as a receiver: `SQSBatchResponse` or `SQSBatchResponse.BatchItemFailure`.

@@ -490,10 +490,19 @@ pub fn swallows_every_failure(
     if !before.iter().all(preamble) {
         return None;
     }
-    let caught = catches.iter().find_map(|(_, b)| match b.first() {
-        Some(Stmt::Local { ty, init: None, .. }) if catches_all(ty) => Some(ty.clone()),
-        _ => None,
-    })?;
+    // The widest clause: `catch (RuntimeException e) … catch (Exception e)` takes `Exception`.
+    let all: Vec<&String> = catches
+        .iter()
+        .filter_map(|(_, b)| match b.first() {
+            Some(Stmt::Local { ty, init: None, .. }) if catches_all(ty) => Some(ty),
+            _ => None,
+        })
+        .collect();
+    let caught = all
+        .iter()
+        .find(|t| simple(t.trim()) != "RuntimeException")
+        .or(all.first())
+        .map(|t| t.to_string())?;
     let rethrown = catches
         .iter()
         .any(|(var, b)| throws_in(b) || rethrows(var, b))

@@ -428,12 +428,12 @@ impl Judge<'_> {
             // again where the platform reads the report (a failure), and nothing at all where it
             // does not.
             Stmt::Expr(Expr::Call(c))
-                if matches!(c.name.as_str(), "add" | "addAll")
+                if c.name == "add"
                     && c.recv.as_ref().is_some_and(|r| self.local(r))
-                    && !c.args.is_empty() =>
+                    && c.args.len() == 1 =>
             {
-                c.args.iter().all(|a| self.cannot_fail(a))
-                    && item_failures::reports(self.project, self.cat, self.id, Node::Stmt(s))
+                self.cannot_fail(&c.args[0])
+                    && item_failures::makes(self.project, self.cat, self.id, &c.args[0])
                         == Some(false)
             }
             Stmt::Local { init, .. } => init.as_ref().is_none_or(|e| self.cannot_fail(e)),
@@ -527,7 +527,7 @@ impl Judge<'_> {
                 _ => break,
             }
         }
-        item_failures::reports(self.project, self.cat, self.id, Node::Expr(e)).is_some()
+        item_failures::makes(self.project, self.cat, self.id, e).is_some()
     }
 
     /// Is `e` a local variable or parameter of the method?

@@ -234,11 +234,12 @@ declare_rule! {
     /// only the reported messages again — but only where the event source mapping enables
     /// `ReportBatchItemFailures`. Elsewhere it ignores the response: the invocation succeeded and
     /// the whole batch is deleted. So a catch clause that reports the item counts as a failure
-    /// where the report is read (the scanned Java names `reportBatchItemFailures`,
-    /// `ReportBatchItemFailures` or `REPORT_BATCH_ITEM_FAILURES`, or declares no event source at
-    /// all: the function is deployed from elsewhere, and the report is taken as read), and as
-    /// doing nothing where the CDK or SDK code in the tree declares event sources and none
-    /// enables it:
+    /// where the report is read (a Java file or a deployment descriptor of the tree names
+    /// `reportBatchItemFailures`, `ReportBatchItemFailures` or `REPORT_BATCH_ITEM_FAILURES`, or
+    /// the main Java code declares no event source at all: the function is deployed from
+    /// elsewhere, and the report is taken as read), and a catch clause that only logs and adds
+    /// the item to a local list of failures as doing nothing where the CDK or SDK code in the
+    /// tree declares event sources and nothing enables the report:
     /// ```java
     /// // infra: payoutHandler.addEventSource(new SqsEventSource(payouts, SqsEventSourceProps.builder().batchSize(10).build()));
     /// public SQSBatchResponse handleRequest(SQSEvent event, Context context) {

@@ -21,7 +21,8 @@ declare_rule! {
     ///   `this` never goes through the proxy. A public method, or one another bean calls, stays
     ///   retried (a public one may have callers outside the scanned code);
     /// - a retried method whose body never fails: it is one `try` that catches `Exception`,
-    ///   `RuntimeException` or `Throwable` and does not rethrow — neither with `throw` nor by
+    ///   `Throwable`, or `RuntimeException` where the method declares no checked exception, and
+    ///   does not rethrow — neither with `throw` nor by
     ///   handing the caught exception to a method that throws (a project method with a `throw`
     ///   in its body or in a method it hands the exception on to, `failures.handle(id, e)`, or a
     ///   library rethrower such as Guava's `Throwables.throwIfUnchecked(e)`); or it ends in such a `try` after

@@ -12,6 +12,9 @@ pub struct Discovered {
     pub other: Vec<(String, PathBuf)>,
     /// Problems met while walking (an unreadable directory, a symlink loop).
     pub problems: Vec<(PathBuf, String)>,
+    /// Deployment descriptors (YAML, Terraform, JSON, TypeScript CDK), read only for the words
+    /// that enable a platform feature a handler relies on (see `scope::TreeWords`).
+    pub deploy: Vec<PathBuf>,
     /// `.java` files under the scanned directories that ignore files (`.gitignore`,
     /// `.ignore`, git's excludes) left out: a pull request can add one, so the count is shown.
     pub ignored_java: usize,
@@ -61,6 +64,9 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
                         ));
                         continue;
                     }
+                    if !e.path_is_symlink() && is_deploy_file(path) {
+                        out.deploy.push(path.to_path_buf());
+                    }
                     classify(path, &mut out);
                 }
                 Err(err) => {
@@ -77,6 +83,9 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
     out.java.dedup();
     out.other.sort();
     out.other.dedup();
+    out.deploy.sort();
+    out.deploy.dedup();
+    out.deploy.truncate(MAX_DEPLOY_FILES);
     out.ignored_java = ignored_java(paths, &out.java);
     Ok(out)
 }
@@ -105,6 +114,16 @@ fn ignored_java(paths: &[PathBuf], java: &[PathBuf]) -> usize {
     all.iter()
         .filter(|p| java.binary_search(p).is_err())
         .count()
+}
+
+/// At most this many deployment descriptors are read (the first in path order).
+const MAX_DEPLOY_FILES: usize = 4096;
+
+/// Is `path` a file that may declare how a handler is deployed: a SAM, CloudFormation or
+/// Serverless template, Terraform, or a TypeScript CDK stack?
+fn is_deploy_file(path: &Path) -> bool {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    matches!(ext, "yaml" | "yml" | "tf" | "json" | "ts")
 }
 
 fn classify(path: &Path, out: &mut Discovered) {

@@ -72,15 +72,95 @@ pub fn constructed(text: &[u8]) -> Vec<u32> {
     v
 }
 
-/// Which of `words` (token hashes, sorted) a file whose text is `bytes` names, as [`Scan::of`]
-/// reads it (unicode escapes translated; the comments before the first token skipped; in code,
-/// strings and later comments alike). Nothing asked, nothing read.
-pub fn named(bytes: &[u8], words: &[u32]) -> Vec<u32> {
-    if words.is_empty() {
-        return Vec::new();
+/// The catalogue's tree words as token hashes, sorted (see `Catalogue::tree_words`): the words
+/// that enable a feature count wherever a file names them (code, strings, comments: a word too
+/// many keeps findings); the words that declare what the feature applies to count only in the
+/// code of a file that is not a test source (a comment or a test fixture that names an event
+/// source mapping does not deploy one, and counting it would hide findings).
+#[derive(Clone, Debug, Default)]
+pub struct TreeWords {
+    pub enabling: Vec<u32>,
+    pub declaring: Vec<u32>,
+}
+
+impl TreeWords {
+    /// Which of the words the file `shown` names, from its sorted `tokens` as [`Scan::of`] reads
+    /// them; `bytes` reads the file, when a declaring word needs its code without comments.
+    pub fn found(
+        &self,
+        shown: &str,
+        file_tokens: &[u32],
+        bytes: &dyn Fn() -> Option<Vec<u8>>,
+    ) -> Vec<u32> {
+        let mut out = present(file_tokens, &self.enabling);
+        let maybe = present(file_tokens, &self.declaring);
+        if !maybe.is_empty()
+            && !test_source(shown)
+            && let Some(b) = bytes()
+        {
+            let code = crate::java::unicode::translated(&b);
+            out.extend(present(&tokens(&without_comments(&code)), &maybe));
+        }
+        out.sort_unstable();
+        out
     }
-    let translated = crate::java::unicode::translated(bytes);
-    present(&tokens(&translated[leading_comments(&translated)..]), words)
+
+    /// [`TreeWords::found`] for a file whose text is `bytes`. Nothing asked, nothing read.
+    pub fn in_file(&self, shown: &str, bytes: &[u8]) -> Vec<u32> {
+        if self.enabling.is_empty() && self.declaring.is_empty() {
+            return Vec::new();
+        }
+        let translated = crate::java::unicode::translated(bytes);
+        let file_tokens = tokens(&translated[leading_comments(&translated)..]);
+        self.found(shown, &file_tokens, &|| Some(bytes.to_vec()))
+    }
+}
+
+/// Is the file at `shown` a test source (Maven's and Gradle's test source sets)?
+fn test_source(shown: &str) -> bool {
+    let p = format!("/{}", shown.replace('\\', "/"));
+    [
+        "/src/test/",
+        "/src/it/",
+        "/src/integrationTest/",
+        "/src/testFixtures/",
+    ]
+    .iter()
+    .any(|d| p.contains(d))
+}
+
+/// `text` with its comments blanked out, its string, text block and character literals kept.
+fn without_comments(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let end = if b[i..].starts_with(b"//") {
+            out.push(b' ');
+            i + memchr_nl(&b[i..])
+        } else if b[i..].starts_with(b"/*") {
+            out.push(b' ');
+            find(&b[i + 2..], b"*/").map_or(b.len(), |p| i + p + 4)
+        } else if b[i..].starts_with(b"\"\"\"") {
+            let end = find(&b[i + 3..], b"\"\"\"").map_or(b.len(), |p| i + p + 6);
+            out.extend_from_slice(&b[i..end]);
+            end
+        } else if b[i] == b'"' || b[i] == b'\'' {
+            // To the closing quote, or the end of the line (an unclosed literal).
+            let q = b[i];
+            let mut j = i + 1;
+            while j < b.len() && b[j] != q && b[j] != b'\n' {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(b.len());
+            out.extend_from_slice(&b[i..end]);
+            end
+        } else {
+            out.push(b[i]);
+            i + 1
+        };
+        i = end;
+    }
+    out
 }
 
 /// Where the first token of `bytes` starts, after the comments before it (a license header):
@@ -709,28 +789,57 @@ mod tests {
 
     #[test]
     fn tree_words_are_read_as_the_scan_reads_the_file() {
-        let words = {
-            let mut w = vec![token_hash(b"reportBatchItemFailures")];
-            w.sort_unstable();
-            w
+        let words = TreeWords {
+            enabling: vec![token_hash(b"reportBatchItemFailures")],
+            declaring: vec![token_hash(b"SqsEventSource")],
         };
-        // A license header before `package` is not read, by the scan nor by `named`.
+        let enabling = words.enabling.clone();
+        let declaring = words.declaring.clone();
+        // A license header before `package` is not read, by the scan nor by `in_file`.
         let header =
             "/* reportBatchItemFailures */\n// reportBatchItemFailures\npackage a;\nclass S {}\n";
-        assert!(named(header.as_bytes(), &words).is_empty());
-        assert!(present(&scan(header).tokens, &words).is_empty());
-        // Code, a later comment and a unicode escape are.
+        assert!(words.in_file("S.java", header.as_bytes()).is_empty());
+        assert!(present(&scan(header).tokens, &enabling).is_empty());
+        // An enabling word counts in code, a later comment and a unicode escape.
         for src in [
             "package a;\nclass S { void f(B b) { b.reportBatchItemFailures(true); } }\n",
             "package a;\n// reportBatchItemFailures(true) is set in the stack\nclass S {}\n",
             "package a;\nclass S { void f(B b) { b.report\\u0042atchItemFailures(true); } }\n",
         ] {
-            assert_eq!(named(src.as_bytes(), &words), words, "{src}");
-            let scanned = scan(src);
-            assert_eq!(present(&scanned.tokens, &words), words, "{src}");
+            assert_eq!(words.in_file("S.java", src.as_bytes()), enabling, "{src}");
+            let tokens = scan(src).tokens;
+            assert_eq!(
+                words.found("S.java", &tokens, &|| Some(src.as_bytes().to_vec())),
+                enabling
+            );
         }
-        assert!(named(b"/* unclosed", &words).is_empty());
-        assert!(named(b"package a; class S {}", &[]).is_empty());
+        // A declaring word counts in code and strings of a main source only.
+        let code =
+            "package a;\nclass S { Object f(Q q) { return new SqsEventSource(q, \"/* x\"); } }\n";
+        assert_eq!(
+            words.in_file("src/main/java/a/S.java", code.as_bytes()),
+            declaring
+        );
+        assert!(
+            words
+                .in_file("svc/src/test/java/a/S.java", code.as_bytes())
+                .is_empty()
+        );
+        for src in [
+            "package a;\n/** Wired by an SqsEventSource elsewhere. */\nclass S {}\n",
+            "package a;\nclass S { // new SqsEventSource(q)\n}\n",
+            "package a;\nclass S { String s = \"//\"; /* SqsEventSource */ }\n",
+        ] {
+            assert!(words.in_file("S.java", src.as_bytes()).is_empty(), "{src}");
+        }
+        let text = "package a;\nclass S { String s = \"\"\"\n  SqsEventSource \"\n  \"\"\"; }\n";
+        assert_eq!(words.in_file("S.java", text.as_bytes()), declaring);
+        assert!(words.in_file("S.java", b"/* unclosed").is_empty());
+        assert!(
+            TreeWords::default()
+                .in_file("S.java", b"package a; class S {}")
+                .is_empty()
+        );
     }
 
     /// Words in the shape of the built-in catalogue's.
