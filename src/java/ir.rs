@@ -3,6 +3,7 @@
 //! Lowering keeps only what the analysis needs (declarations, calls, data flow shapes and
 //! spans), so syntax trees never outlive the parse of their own file.
 
+pub use super::name::Name;
 use serde::{Deserialize, Serialize};
 
 /// A byte range in a file. Lines and columns are computed when they are shown, from the file's
@@ -130,13 +131,13 @@ pub struct Scope {
     pub parent: Option<ScopeId>,
     pub span: Span,
     /// Parameters of the lambda or anonymous method (name, declared type if written).
-    pub params: Vec<(String, Option<String>)>,
+    pub params: Vec<(Name, Option<Name>)>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Annotation {
     /// As written: `Retryable` or `org.springframework.retry.annotation.Retryable`.
-    pub name: String,
+    pub name: Name,
     /// (element name, value); an unnamed single value has `None`.
     pub args: Vec<(Option<String>, Expr)>,
     pub span: Span,
@@ -174,8 +175,8 @@ pub fn written_type<'a>(ty: &'a str, generic: &'a Generic) -> &'a str {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Param {
-    pub name: String,
-    pub ty: String,
+    pub name: Name,
+    pub ty: Name,
     /// The type with its type arguments, when it has any ([`Generic`]).
     pub generic: Generic,
     pub annotations: Vec<Annotation>,
@@ -193,12 +194,12 @@ pub struct Modifiers {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Method {
-    pub name: String,
+    pub name: Name,
     /// Index of the declaring class in [`FileFacts::classes`].
     pub class: usize,
     pub params: Vec<Param>,
     /// Declared return type; empty for constructors.
-    pub ret: String,
+    pub ret: Name,
     /// The return type with its type arguments, when it has any ([`Generic`]).
     pub ret_generic: Generic,
     pub annotations: Vec<Annotation>,
@@ -210,7 +211,7 @@ pub struct Method {
     pub scopes: Vec<Scope>,
     /// The exception types of its `throws` clause, as written.
     #[serde(default)]
-    pub throws: Vec<String>,
+    pub throws: Vec<Name>,
 }
 
 impl Method {
@@ -418,8 +419,8 @@ pub enum ClassKind {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Field {
-    pub name: String,
-    pub ty: String,
+    pub name: Name,
+    pub ty: Name,
     /// The type with its type arguments, when it has any ([`Generic`]).
     pub generic: Generic,
     pub init: Option<Expr>,
@@ -429,11 +430,11 @@ pub struct Field {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Class {
-    pub name: String,
+    pub name: Name,
     /// Package-qualified, with `.` between nested classes.
-    pub fqn: String,
+    pub fqn: Name,
     pub kind: ClassKind,
-    pub supertypes: Vec<String>,
+    pub supertypes: Vec<Name>,
     pub annotations: Vec<Annotation>,
     pub modifiers: Modifiers,
     pub fields: Vec<Field>,
@@ -445,14 +446,14 @@ pub struct Class {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Import {
-    pub path: String,
+    pub path: Name,
     pub is_static: bool,
     pub wildcard: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FileFacts {
-    pub package: String,
+    pub package: Name,
     pub imports: Vec<Import>,
     pub classes: Vec<Class>,
     pub methods: Vec<Method>,

@@ -4,6 +4,7 @@ pub mod directives;
 pub mod ir;
 pub mod lines;
 pub mod lower;
+pub mod name;
 pub mod unicode;
 
 use ir::FileFacts;

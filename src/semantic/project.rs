@@ -220,7 +220,10 @@ impl Project {
         for (fi, f) in p.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
                 let cref = (fi as u32, ci as u32);
-                p.class_by_fqn.entry(c.fqn.clone()).or_default().push(cref);
+                p.class_by_fqn
+                    .entry(c.fqn.to_string())
+                    .or_default()
+                    .push(cref);
                 for fld in &c.fields {
                     if fld.modifiers.is_static
                         && (fld.modifiers.is_final
@@ -228,7 +231,7 @@ impl Project {
                         && let Some(Expr::Str(s, _)) = fld.init.as_ref().map(|e| e.peel())
                     {
                         p.constants_by_name
-                            .entry(fld.name.clone())
+                            .entry(fld.name.to_string())
                             .or_default()
                             .push((cref, s.clone()));
                     }
@@ -806,7 +809,7 @@ impl Project {
             .filter(|i| i.is_static)
             .filter_map(|i| {
                 if i.wildcard {
-                    Some(i.path.clone())
+                    Some(i.path.to_string())
                 } else if i.path.rsplit('.').next() == Some(name) {
                     i.path.rsplit_once('.').map(|x| x.0.to_string())
                 } else {
