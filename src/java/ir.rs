@@ -139,7 +139,7 @@ pub struct Annotation {
     /// As written: `Retryable` or `org.springframework.retry.annotation.Retryable`.
     pub name: Name,
     /// (element name, value); an unnamed single value has `None`.
-    pub args: Vec<(Option<String>, Expr)>,
+    pub args: Vec<(Option<Name>, Expr)>,
     pub span: Span,
 }
 
@@ -166,7 +166,7 @@ impl Annotation {
 /// `Map<String,List<Payment>>`; whitespace and annotations dropped), kept beside the erased type
 /// only when it has type arguments: the typer reads them to type the parameters of a lambda given
 /// to a JDK generic method (`optional.map(d -> …)`), as javac does.
-pub type Generic = Option<Box<str>>;
+pub type Generic = Option<Name>;
 
 /// The declared type with its type arguments where it has any, else the erased type.
 pub fn written_type<'a>(ty: &'a str, generic: &'a Generic) -> &'a str {

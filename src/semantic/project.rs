@@ -83,7 +83,8 @@ pub struct Project {
     tree_words: Vec<u32>,
 }
 
-type Resolved = HashMap<Box<str>, Vec<(u32, TypeRef)>>;
+/// Keyed by interned names: the same few type names are asked in every file.
+type Resolved = HashMap<crate::java::ir::Name, Vec<(u32, TypeRef)>>;
 
 /// The simple name an import brings in (`java.util.List` → `List`).
 fn simple(i: &crate::java::ir::Import) -> &str {
@@ -451,7 +452,7 @@ impl Project {
         }
         let t = self.resolve_type_now(file, from, written);
         let mut m = lock();
-        let v = m.entry(written.into()).or_default();
+        let v = m.entry(crate::java::ir::Name::new(written)).or_default();
         if !v.iter().any(|(k, _)| *k == key) {
             // Most names are resolved from one class of the file: a first push would make
             // room for four.

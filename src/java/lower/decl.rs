@@ -55,7 +55,7 @@ impl<'a> Lowerer<'a> {
                 if ch.kind() == "element_value_pair" {
                     let key = ch
                         .child_by_field_name("key")
-                        .map(|k| self.text(k).to_string());
+                        .map(|k| Name::new(self.text(k)));
                     if let Some(v) = ch.child_by_field_name("value") {
                         let e = self.annotation_value(v);
                         args.push((key, e));
