@@ -286,7 +286,8 @@ impl Body {
         DECODINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // Encoded by `seal` of this build, or read from a cache entry sealed with this
         // machine's key for this facts format.
-        body_code(|| postcard::from_bytes(code)).expect("a method body encoded by this build")
+        let raw = super::packing::unpack(code).expect("a method body packed by this build");
+        body_code(|| postcard::from_bytes(&raw)).expect("a method body encoded by this build")
     }
 
     /// How many times a body was decoded in this process (`RETRYLINT_TIMINGS`).
@@ -315,7 +316,7 @@ impl Body {
                 buf.clear();
                 let out = body_code(|| postcard::to_extend(&b, std::mem::take(buf)))
                     .expect("a body encodes");
-                let code: Box<[u8]> = out.as_slice().into();
+                let code = super::packing::pack(&out);
                 // A pathological body does not keep its buffer for the rest of the run.
                 if out.capacity() <= 1 << 20 {
                     *buf = out;
@@ -355,7 +356,7 @@ impl Serialize for Body {
             (None, Some(b)) => {
                 let code =
                     body_code(|| postcard::to_stdvec(b)).map_err(serde::ser::Error::custom)?;
-                s.serialize_some(&Bytes(&code))
+                s.serialize_some(&Bytes(&super::packing::pack(&code)))
             }
             (None, None) => s.serialize_none(),
         }

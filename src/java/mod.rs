@@ -5,6 +5,7 @@ pub mod ir;
 pub mod lines;
 pub mod lower;
 pub mod name;
+pub mod packing;
 pub mod unicode;
 
 use ir::FileFacts;
