@@ -28,7 +28,7 @@ type Shard = Mutex<HashMap<&'static str, Name>>;
 fn shards() -> &'static (std::collections::hash_map::RandomState, [Shard; SHARDS]) {
     static TABLE: OnceLock<(std::collections::hash_map::RandomState, [Shard; SHARDS])> =
         OnceLock::new();
-    TABLE.get_or_init(|| Default::default())
+    TABLE.get_or_init(Default::default)
 }
 
 impl Name {

@@ -251,7 +251,7 @@ impl Project {
             .iter()
             .map(|(c, ms)| {
                 let mut v = ms.clone();
-                v.sort_by(|a, b| p.method(*a).name.cmp(&p.method(*b).name));
+                v.sort_by_key(|a| p.method(*a).name);
                 (*c, v)
             })
             .collect();

@@ -163,9 +163,9 @@ impl<'a> Lowerer<'a> {
             let ps = self.params(params);
             for p in &ps {
                 self.facts.classes[idx].fields.push(Field {
-                    name: p.name.clone(),
-                    ty: p.ty.clone(),
-                    generic: p.generic.clone(),
+                    name: p.name,
+                    ty: p.ty,
+                    generic: p.generic,
                     init: None,
                     modifiers: Modifiers {
                         is_final: true,
@@ -174,7 +174,7 @@ impl<'a> Lowerer<'a> {
                     span: span_of(params),
                 });
             }
-            let name = self.facts.classes[idx].name.clone();
+            let name = self.facts.classes[idx].name;
             self.facts.methods.push(Method {
                 name,
                 class: idx,
@@ -303,7 +303,7 @@ impl<'a> Lowerer<'a> {
             self.facts.classes[class].fields.push(Field {
                 name: name.into(),
                 ty: Name::new(&ty),
-                generic: generic.clone(),
+                generic: generic,
                 init,
                 modifiers: modifiers.clone(),
                 span: span_of(d),
@@ -373,9 +373,9 @@ impl<'a> Lowerer<'a> {
                         .fields
                         .iter()
                         .map(|f| Param {
-                            name: f.name.clone(),
-                            ty: f.ty.clone(),
-                            generic: f.generic.clone(),
+                            name: f.name,
+                            ty: f.ty,
+                            generic: f.generic,
                             annotations: Vec::new(),
                             span: f.span,
                         })
