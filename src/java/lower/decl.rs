@@ -303,7 +303,7 @@ impl<'a> Lowerer<'a> {
             self.facts.classes[class].fields.push(Field {
                 name: name.into(),
                 ty: Name::new(&ty),
-                generic: generic,
+                generic,
                 init,
                 modifiers: modifiers.clone(),
                 span: span_of(d),
