@@ -292,7 +292,7 @@ impl Cx<'_> {
                     };
                     // Only while the caller's parameter still holds what was passed.
                     let name = &self.method.params[param_index(&param) as usize].name;
-                    if !self.assigned_params.contains(name) {
+                    if !self.assigned_params.contains(name.as_str()) {
                         out.push(Cond {
                             param,
                             test: c.test.clone(),

@@ -78,7 +78,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         };
         cx.env.insert(Place::local(&p.name), origin);
         let written = crate::java::ir::written_type(&p.ty, &p.generic);
-        cx.types.insert(p.name.clone(), written.to_string());
+        cx.types.insert(p.name.to_string(), written.to_string());
     }
     let mut falls_off = false;
     if let Some(body) = method.body() {

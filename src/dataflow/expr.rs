@@ -145,10 +145,12 @@ impl Cx<'_> {
     ) -> Taint {
         let scope = &self.method.scopes[l.scope as usize];
         for (i, (n, ty)) in scope.params.iter().enumerate() {
-            let ty = ty.clone().or_else(|| inferred.get(i).cloned().flatten());
-            self.types.insert(n.clone(), ty.unwrap_or_default());
+            let ty = ty
+                .map(String::from)
+                .or_else(|| inferred.get(i).cloned().flatten());
+            self.types.insert(n.to_string(), ty.unwrap_or_default());
             self.env.insert(Place::local(n), seed.clone());
-            self.decl_scope.insert(n.clone(), l.scope);
+            self.decl_scope.insert(n.to_string(), l.scope);
         }
         let outer = std::mem::replace(&mut self.cur_scope, l.scope);
         let t = match &l.body {
@@ -166,9 +168,10 @@ impl Cx<'_> {
     pub(super) fn eval_anon(&mut self, a: &AnonMethod) -> Taint {
         let scope = &self.method.scopes[a.scope as usize];
         for (n, ty) in &scope.params {
-            self.types.insert(n.clone(), ty.clone().unwrap_or_default());
+            self.types
+                .insert(n.to_string(), ty.map(String::from).unwrap_or_default());
             self.env.insert(Place::local(n), Taint::new());
-            self.decl_scope.insert(n.clone(), a.scope);
+            self.decl_scope.insert(n.to_string(), a.scope);
         }
         let outer = std::mem::replace(&mut self.cur_scope, a.scope);
         self.lambda_rets.push(Taint::new());

@@ -90,8 +90,102 @@ pub struct SourceDesc {
     pub loc: Loc,
 }
 
+/// What the callers of a method need to know of it ([`SummaryData`]). Most are empty, and
+/// every kept flow holds one emptied ([`summaries::summarize`] takes its summary out): an empty
+/// summary is one null pointer, not the few hundred bytes of [`SummaryData`]'s empty sets.
+/// Reads through an empty one see an empty [`SummaryData`]; the first write makes room for it.
+#[derive(Clone, Default)]
+pub struct Summary(Option<Box<SummaryData>>);
+
+impl Summary {
+    /// Its contents, moved out.
+    pub fn into_data(self) -> SummaryData {
+        self.0.map(|b| *b).unwrap_or_default()
+    }
+
+    /// Whether nothing was ever written into it (an empty one may also have been written to).
+    pub fn is_unwritten(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+static EMPTY_SUMMARY: SummaryData = SummaryData {
+    ret_sources: BTreeMap::new(),
+    ret_params: BTreeSet::new(),
+    ret_fields: BTreeSet::new(),
+    param_sinks: BTreeMap::new(),
+    field_sinks: BTreeMap::new(),
+    field_sources: BTreeMap::new(),
+    field_params: BTreeMap::new(),
+    ret_this: false,
+    ret_shape: None,
+    ret_keyed: false,
+    ret_lock: false,
+    guarded_params: BTreeSet::new(),
+    param_sends: BTreeMap::new(),
+    ret_container: false,
+    claim_params: BTreeSet::new(),
+    store_key_params: BTreeSet::new(),
+    ret_key_params: BTreeSet::new(),
+    ret_found: BTreeSet::new(),
+    saves: BTreeMap::new(),
+};
+
+impl std::ops::Deref for Summary {
+    type Target = SummaryData;
+    fn deref(&self) -> &SummaryData {
+        self.0.as_deref().unwrap_or(&EMPTY_SUMMARY)
+    }
+}
+
+impl std::ops::DerefMut for Summary {
+    fn deref_mut(&mut self) -> &mut SummaryData {
+        self.0.get_or_insert_with(Box::default)
+    }
+}
+
+impl From<SummaryData> for Summary {
+    fn from(d: SummaryData) -> Summary {
+        Summary(Some(Box::new(d)))
+    }
+}
+
+/// By contents: an emptied summary equals one never written.
+impl PartialEq for Summary {
+    fn eq(&self, other: &Summary) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Summary {}
+
+impl std::fmt::Debug for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+/// Encoded as its contents (the summary cache's format).
+impl serde::Serialize for Summary {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Summary {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Summary, D::Error> {
+        let data = SummaryData::deserialize(d)?;
+        Ok(if data == EMPTY_SUMMARY {
+            Summary(None)
+        } else {
+            Summary::from(data)
+        })
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Summary {
+#[serde(rename = "Summary")]
+pub struct SummaryData {
     pub ret_sources: BTreeMap<SourceKind, SourceDesc>,
     /// The parameters, or properties of parameters (`context.getServiceName()`), the return
     /// value is made of: a caller passes only that part of its argument on.
@@ -150,6 +244,7 @@ impl Summary {
     /// parameter) the smaller one is kept, so that a cycle's summaries only grow and converge
     /// whatever order its members are analysed in.
     pub fn join(&mut self, other: Summary) {
+        let other = other.into_data();
         fn keep_min<K: Ord, V: Ord>(into: &mut BTreeMap<K, V>, from: BTreeMap<K, V>) {
             for (k, v) in from {
                 match into.get_mut(&k) {
@@ -421,10 +516,10 @@ pub struct Effect {
 /// Summaries of the methods analysed so far; every other method has the empty summary.
 /// Sparse, since the analysis summarizes only the methods a region reaches (a few thousand of a
 /// project's hundred thousand) and a summary is a few hundred bytes.
-/// Each boxed: a table of them holds a pointer per slot, not a summary's few hundred bytes.
+/// A summary is itself one pointer ([`Summary`]), to its contents where it has any.
 #[derive(Debug, Default)]
 pub struct Summaries(
-    std::collections::HashMap<MethodId, Box<Summary>>,
+    std::collections::HashMap<MethodId, Summary>,
     /// The methods whose summaries are still to come (see [`summaries::watching`]).
     std::collections::HashSet<MethodId>,
 );
@@ -434,7 +529,7 @@ impl Summaries {
     pub fn of(&self, m: MethodId) -> &Summary {
         static EMPTY: std::sync::OnceLock<Summary> = std::sync::OnceLock::new();
         summaries::read_summary(m);
-        self.0.get(&m).map(|s| &**s).unwrap_or_else(|| {
+        self.0.get(&m).unwrap_or_else(|| {
             if self.1.contains(&m) {
                 summaries::read_unsettled();
             }
@@ -453,13 +548,13 @@ impl Summaries {
             return self.0.remove(&m).is_some();
         }
         match self.0.get_mut(&m) {
-            Some(old) if **old == summary => false,
+            Some(old) if *old == summary => false,
             Some(old) => {
-                **old = summary;
+                *old = summary;
                 true
             }
             None => {
-                self.0.insert(m, Box::new(summary));
+                self.0.insert(m, summary);
                 true
             }
         }

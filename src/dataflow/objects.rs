@@ -137,7 +137,7 @@ impl Cx<'_> {
                     self.out
                         .summary
                         .field_params
-                        .entry(p.name.clone())
+                        .entry(p.name.to_string())
                         .or_default()
                         .insert(ParamPath::Whole(i as u16));
                 }
@@ -178,7 +178,7 @@ impl Cx<'_> {
                         .collect(),
                 };
                 if !ps.is_empty() && !found.iter().any(|(f, _)| *f == p.name) {
-                    found.push((p.name.clone(), ps));
+                    found.push((p.name.to_string(), ps));
                 }
             }
         }
@@ -301,7 +301,7 @@ impl Cx<'_> {
     /// its annotations (`@Query(value = "insert … on conflict (…) do update set status = …")`),
     /// bound by its own name or by the name an annotation of it gives (`@Param("key")`)?
     fn stored_only_if_absent(&self, p: &crate::java::ir::Param) -> bool {
-        let mut bound = vec![p.name.clone()];
+        let mut bound = vec![p.name.to_string()];
         bound.extend(
             p.annotations
                 .iter()

@@ -313,6 +313,9 @@ impl Summary {
     /// of one parameter (a recursive cycle composes its members' paths), that parameter's
     /// parts are named by their first part only, which holds them all.
     pub fn coarsen(&mut self) {
+        if self.is_unwritten() {
+            return;
+        }
         fn too_many<'a>(paths: impl Iterator<Item = &'a ParamPath>) -> BTreeSet<u16> {
             let mut count: BTreeMap<u16, usize> = BTreeMap::new();
             for p in paths {

@@ -157,7 +157,7 @@ impl Finding {
         span: Span,
         source: String,
     ) -> Finding {
-        let method = project.method(m).name.clone();
+        let method = project.method(m).name.to_string();
         Finding::new(rule, project, m.0, span, method, source)
     }
 }

@@ -3,6 +3,7 @@
 //! Lowering keeps only what the analysis needs (declarations, calls, data flow shapes and
 //! spans), so syntax trees never outlive the parse of their own file.
 
+pub use super::name::Name;
 use serde::{Deserialize, Serialize};
 
 /// A byte range in a file. Lines and columns are computed when they are shown, from the file's
@@ -130,15 +131,15 @@ pub struct Scope {
     pub parent: Option<ScopeId>,
     pub span: Span,
     /// Parameters of the lambda or anonymous method (name, declared type if written).
-    pub params: Vec<(String, Option<String>)>,
+    pub params: Vec<(Name, Option<Name>)>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Annotation {
     /// As written: `Retryable` or `org.springframework.retry.annotation.Retryable`.
-    pub name: String,
+    pub name: Name,
     /// (element name, value); an unnamed single value has `None`.
-    pub args: Vec<(Option<String>, Expr)>,
+    pub args: Vec<(Option<Name>, Expr)>,
     pub span: Span,
 }
 
@@ -165,7 +166,7 @@ impl Annotation {
 /// `Map<String,List<Payment>>`; whitespace and annotations dropped), kept beside the erased type
 /// only when it has type arguments: the typer reads them to type the parameters of a lambda given
 /// to a JDK generic method (`optional.map(d -> …)`), as javac does.
-pub type Generic = Option<Box<str>>;
+pub type Generic = Option<Name>;
 
 /// The declared type with its type arguments where it has any, else the erased type.
 pub fn written_type<'a>(ty: &'a str, generic: &'a Generic) -> &'a str {
@@ -174,8 +175,8 @@ pub fn written_type<'a>(ty: &'a str, generic: &'a Generic) -> &'a str {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Param {
-    pub name: String,
-    pub ty: String,
+    pub name: Name,
+    pub ty: Name,
     /// The type with its type arguments, when it has any ([`Generic`]).
     pub generic: Generic,
     pub annotations: Vec<Annotation>,
@@ -193,12 +194,12 @@ pub struct Modifiers {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Method {
-    pub name: String,
+    pub name: Name,
     /// Index of the declaring class in [`FileFacts::classes`].
     pub class: usize,
     pub params: Vec<Param>,
     /// Declared return type; empty for constructors.
-    pub ret: String,
+    pub ret: Name,
     /// The return type with its type arguments, when it has any ([`Generic`]).
     pub ret_generic: Generic,
     pub annotations: Vec<Annotation>,
@@ -210,7 +211,7 @@ pub struct Method {
     pub scopes: Vec<Scope>,
     /// The exception types of its `throws` clause, as written.
     #[serde(default)]
-    pub throws: Vec<String>,
+    pub throws: Vec<Name>,
 }
 
 impl Method {
@@ -285,7 +286,8 @@ impl Body {
         DECODINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // Encoded by `seal` of this build, or read from a cache entry sealed with this
         // machine's key for this facts format.
-        body_code(|| postcard::from_bytes(code)).expect("a method body encoded by this build")
+        let raw = super::packing::unpack(code).expect("a method body packed by this build");
+        body_code(|| postcard::from_bytes(&raw)).expect("a method body encoded by this build")
     }
 
     /// How many times a body was decoded in this process (`RETRYLINT_TIMINGS`).
@@ -314,7 +316,7 @@ impl Body {
                 buf.clear();
                 let out = body_code(|| postcard::to_extend(&b, std::mem::take(buf)))
                     .expect("a body encodes");
-                let code: Box<[u8]> = out.as_slice().into();
+                let code = super::packing::pack(&out);
                 // A pathological body does not keep its buffer for the rest of the run.
                 if out.capacity() <= 1 << 20 {
                     *buf = out;
@@ -354,7 +356,7 @@ impl Serialize for Body {
             (None, Some(b)) => {
                 let code =
                     body_code(|| postcard::to_stdvec(b)).map_err(serde::ser::Error::custom)?;
-                s.serialize_some(&Bytes(&code))
+                s.serialize_some(&Bytes(&super::packing::pack(&code)))
             }
             (None, None) => s.serialize_none(),
         }
@@ -418,8 +420,8 @@ pub enum ClassKind {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Field {
-    pub name: String,
-    pub ty: String,
+    pub name: Name,
+    pub ty: Name,
     /// The type with its type arguments, when it has any ([`Generic`]).
     pub generic: Generic,
     pub init: Option<Expr>,
@@ -429,11 +431,11 @@ pub struct Field {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Class {
-    pub name: String,
+    pub name: Name,
     /// Package-qualified, with `.` between nested classes.
-    pub fqn: String,
+    pub fqn: Name,
     pub kind: ClassKind,
-    pub supertypes: Vec<String>,
+    pub supertypes: Vec<Name>,
     pub annotations: Vec<Annotation>,
     pub modifiers: Modifiers,
     pub fields: Vec<Field>,
@@ -445,14 +447,14 @@ pub struct Class {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Import {
-    pub path: String,
+    pub path: Name,
     pub is_static: bool,
     pub wildcard: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FileFacts {
-    pub package: String,
+    pub package: Name,
     pub imports: Vec<Import>,
     pub classes: Vec<Class>,
     pub methods: Vec<Method>,

@@ -4,6 +4,8 @@ pub mod directives;
 pub mod ir;
 pub mod lines;
 pub mod lower;
+pub mod name;
+pub mod packing;
 pub mod unicode;
 
 use ir::FileFacts;

@@ -8,7 +8,6 @@ use crate::java::ir::{
 
 /// `facts` with every vector and string holding exactly what it uses.
 pub(super) fn compact(facts: &mut FileFacts) {
-    facts.package.shrink_to_fit();
     facts.imports.shrink_to_fit();
     facts.syntax_errors.shrink_to_fit();
     facts.recovered.shrink_to_fit();

@@ -113,7 +113,7 @@ pub(super) fn parse_file(
                 .flat_map(|c| &c.fields)
                 .map(|f| {
                     (
-                        f.name.clone(),
+                        f.name.to_string(),
                         Part::of(&bytes, f.span, &[], effect, needles),
                     )
                 })

@@ -98,7 +98,7 @@ pub fn annotation_regions(
         .iter()
         .map(|(id, ..)| project.method(*id))
         .filter(|m| !m.modifiers.is_public)
-        .map(|m| m.name.clone())
+        .map(|m| m.name.to_string())
         .collect();
     let enablers = Enablers::of(project, cat, named_calls, asked);
     hits.into_iter()
@@ -108,7 +108,7 @@ pub fn annotation_regions(
             report_dead: r.report_dead,
             ..Region::new(
                 &r.label,
-                project.method(id).name.clone(),
+                project.method(id).name.to_string(),
                 Loc { file: id.0, span },
                 vec![Part::Whole(id)],
                 &r.id,

@@ -42,7 +42,7 @@ impl<'p> Visitor<'p> for Regions<'_> {
         {
             self.0.push(Region::new(
                 "retry loop",
-                body.method.name.clone(),
+                body.method.name.to_string(),
                 Loc {
                     file: body.id.0,
                     span: *span,
@@ -70,7 +70,7 @@ impl Regions<'_> {
                     file: body.id.0,
                     span: c.name_span,
                 };
-                let owner = body.method.name.clone();
+                let owner = body.method.name.to_string();
                 self.0.push(Region {
                     scheduler: row.scheduler,
                     ..Region::new(&row.label, owner, loc, parts, &row.id)
@@ -106,7 +106,7 @@ impl Regions<'_> {
                     sends_at,
                     ..Region::at_call(
                         &row.label,
-                        body.method.name.clone(),
+                        body.method.name.to_string(),
                         body.id.0,
                         c,
                         parts,
@@ -239,7 +239,7 @@ pub(super) fn class_callbacks(project: &Project, k: ClassRef, names: &[String]) 
             .iter()
             .filter(|m| {
                 let mm = project.method(**m);
-                mm.has_body() && !mm.is_ctor && names.contains(&mm.name)
+                mm.has_body() && !mm.is_ctor && names.iter().any(|n| *n == mm.name)
             })
             .map(|m| Part::Whole(*m))
             .collect()

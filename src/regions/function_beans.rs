@@ -76,7 +76,7 @@ pub fn function_bean_regions(
             let parts = vec![Part::Scopes(id, scopes)];
             out.push(Region {
                 dead,
-                ..Region::new(&row.label, m.name.clone(), loc, parts, &row.id)
+                ..Region::new(&row.label, m.name.to_string(), loc, parts, &row.id)
             });
             break;
         }

@@ -66,7 +66,7 @@ pub fn implementation_regions(
                                     project
                                         .methods_of(k)
                                         .iter()
-                                        .map(|m| project.method(*m).name.clone()),
+                                        .map(|m| project.method(*m).name.to_string()),
                                 );
                             } else {
                                 names.extend(row.methods.iter().cloned());
@@ -81,7 +81,7 @@ pub fn implementation_regions(
                     let mm = project.method(*m);
                     if mm.has_body()
                         && !mm.is_ctor
-                        && names.contains(&mm.name)
+                        && names.iter().any(|n| *n == mm.name)
                         && takes_row_param(project, row, *m)
                         && !(row.on_failure
                             && !super::liveness::returns_deferred(project, cat, *m)
@@ -91,7 +91,7 @@ pub fn implementation_regions(
                             scheduler: row.scheduler,
                             ..Region::new(
                                 &row.label,
-                                mm.name.clone(),
+                                mm.name.to_string(),
                                 Loc {
                                     file: m.0,
                                     span: mm.name_span,
@@ -166,7 +166,7 @@ fn lambda_regions(
                 scheduler: row.scheduler,
                 ..Region::new(
                     &row.label,
-                    m.name.clone(),
+                    m.name.to_string(),
                     Loc {
                         file: id.0,
                         span: m.name_span,

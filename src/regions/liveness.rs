@@ -719,7 +719,7 @@ fn aspect_reason(
         if !row.async_returns.is_empty() && !returns_one_of(project, id, row.async_returns.iter()) {
             return Some(Dead::Synchronous {
                 aspect: simple(&a.name).to_string(),
-                ret: m.ret.clone(),
+                ret: m.ret.to_string(),
             });
         }
         let Some(retry_order) = retry_order else {
@@ -825,7 +825,7 @@ fn fallback_taking_all<'a>(
         names.dedup();
         Some(TakingAll {
             name: name.clone(),
-            caught: last.clone(),
+            caught: last.to_string(),
             method: *f,
             delegates: read,
             thrown: names,

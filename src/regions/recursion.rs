@@ -34,7 +34,7 @@ pub fn recursion_region(project: &Project, cat: &Catalogue, id: MethodId) -> Opt
     };
     Some(Region::new(
         &row.label,
-        m.name.clone(),
+        m.name.to_string(),
         Loc {
             file: id.0,
             span: call,

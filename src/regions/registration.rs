@@ -334,7 +334,7 @@ impl Resolver<'_> {
                 let mm = project.method(*m);
                 if mm.has_body()
                     && !mm.is_ctor
-                    && self.row.methods.contains(&mm.name)
+                    && self.row.methods.iter().any(|n| *n == mm.name)
                     && seen.insert(format!("{}/{}", mm.name, mm.params.len()))
                 {
                     out.push(Part::Whole(*m));
@@ -395,7 +395,7 @@ fn names_any(e: &Expr, values: &[String]) -> bool {
 /// A name for the interceptor's code in messages: its method, or the method holding the lambda.
 fn owner_of(project: &Project, parts: &[Part]) -> String {
     match parts.first() {
-        Some(Part::Whole(m) | Part::Scopes(m, _)) => project.method(*m).name.clone(),
+        Some(Part::Whole(m) | Part::Scopes(m, _)) => project.method(*m).name.to_string(),
         None => String::new(),
     }
 }
@@ -813,7 +813,7 @@ fn holders(project: &Project, id: MethodId, call: Span, root: Option<&str>) -> V
     if project.class(class).initializer == Some(id.1 as usize) {
         for f in &project.class(class).fields {
             if f.init.as_ref().is_some_and(within) {
-                out.push(Holder::Field(class, f.name.clone()));
+                out.push(Holder::Field(class, f.name.to_string()));
             }
         }
     }

@@ -194,7 +194,7 @@ fn superclasses(
         TypeRef::Project(c) => {
             for k in std::iter::once(c).chain(project.supertypes_of(c).iter().copied()) {
                 let class = project.class(k);
-                chain.push(class.fqn.clone());
+                chain.push(class.fqn.to_string());
                 for sup in &class.supertypes {
                     match project.resolve_type(k.0, Some(k.1 as usize), sup) {
                         TypeRef::Project(_) => {}

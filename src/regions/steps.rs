@@ -48,7 +48,7 @@ pub fn step_region(body: &Body<'_>, row: &StepRegion, c: &Call) -> Option<Region
         (!parts.is_empty()).then(|| {
             Region::at_call(
                 &row.label,
-                body.method.name.clone(),
+                body.method.name.to_string(),
                 body.id.0,
                 c,
                 parts,

@@ -135,7 +135,7 @@ pub fn function_sends(
                     let key = if tm.is_ctor || tm.name == "<init>" {
                         format!("new {}", project.class(project.class_of(*target)).name)
                     } else {
-                        tm.name.clone()
+                        tm.name.to_string()
                     };
                     for caller in by_call_name.get(&key).into_iter().flatten() {
                         let sites = walked.entry(*caller).or_insert_with(|| {
@@ -267,7 +267,7 @@ impl<'a> Functional<'a> {
             .filter(|(_, v)| v.len() == 1)
             .map(|(k, v)| {
                 let m = project.method(v[0]);
-                (k, (m.name.clone(), m.params.len()))
+                (k, (m.name.to_string(), m.params.len()))
             })
             .collect();
         let sam_names = sams.values().map(|(n, _)| n.clone()).collect();

@@ -572,7 +572,7 @@ impl Judge<'_> {
             None => self
                 .project
                 .field(class, n)
-                .map_or_else(|| n.clone(), |(_, f)| f.ty.clone()),
+                .map_or_else(|| n.clone(), |(_, f)| f.ty.to_string()),
         };
         Some(
             self.project

@@ -298,7 +298,7 @@ pub(super) fn chain_names(project: &Project, chain: &[MethodId]) -> Vec<String> 
         .map(|(i, m)| {
             let same_class = i == 0 || project.class_of(chain[i - 1]) == project.class_of(*m);
             if same_class {
-                project.method(*m).name.clone()
+                project.method(*m).name.to_string()
             } else {
                 qualified(project, *m)
             }

@@ -392,7 +392,7 @@ fn check(cx: &Context) -> Vec<Finding> {
         let owner = project
             .all_methods()
             .find(|x| r.parts.iter().any(|p| matches!(p, regions::Part::Whole(w) | regions::Part::Scopes(w, _) if w == x)))
-            .map(|x| project.method(x).name.clone())
+            .map(|x| project.method(x).name.to_string())
             .unwrap_or_else(|| r.owner.clone());
         out.entry((r.loc.file, r.loc.span)).or_insert_with(|| {
             let mut f = Finding::new(&RULE, project, r.loc.file, r.loc.span, owner, r.describe());

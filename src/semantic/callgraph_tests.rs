@@ -183,7 +183,7 @@ fn the_graph_holds_only_the_methods_reached_from_its_roots() {
     let names: Vec<String> = g
         .methods()
         .iter()
-        .map(|m| p.method(*m).name.clone())
+        .map(|m| p.method(*m).name.to_string())
         .collect();
     assert_eq!(names, ["a", "b", "c"]);
     let b = method(&p, "A", "b");

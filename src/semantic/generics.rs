@@ -88,7 +88,7 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
         let dims = &base[base.trim_end_matches("[]").len()..];
         let name = base.trim_end_matches("[]");
         let mut out = match self.project.resolve_type(at.0, Some(at.1 as usize), name) {
-            TypeRef::Project(k) => self.project.class(k).fqn.clone(),
+            TypeRef::Project(k) => self.project.class(k).fqn.to_string(),
             TypeRef::External(f) => f,
             TypeRef::Unknown(n) => n,
         };
@@ -246,7 +246,7 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
     pub fn lambda_param_types(
         &self,
         c: &Call,
-        params: &[(String, Option<String>)],
+        params: &[(crate::java::ir::Name, Option<crate::java::ir::Name>)],
     ) -> Vec<Option<String>> {
         let mut out = vec![None; params.len()];
         let Some(recv) = c.recv.as_ref() else {

@@ -83,7 +83,8 @@ pub struct Project {
     tree_words: Vec<u32>,
 }
 
-type Resolved = HashMap<Box<str>, Vec<(u32, TypeRef)>>;
+/// Keyed by interned names: the same few type names are asked in every file.
+type Resolved = HashMap<crate::java::ir::Name, Vec<(u32, TypeRef)>>;
 
 /// The simple name an import brings in (`java.util.List` → `List`).
 fn simple(i: &crate::java::ir::Import) -> &str {
@@ -220,7 +221,10 @@ impl Project {
         for (fi, f) in p.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
                 let cref = (fi as u32, ci as u32);
-                p.class_by_fqn.entry(c.fqn.clone()).or_default().push(cref);
+                p.class_by_fqn
+                    .entry(c.fqn.to_string())
+                    .or_default()
+                    .push(cref);
                 for fld in &c.fields {
                     if fld.modifiers.is_static
                         && (fld.modifiers.is_final
@@ -228,7 +232,7 @@ impl Project {
                         && let Some(Expr::Str(s, _)) = fld.init.as_ref().map(|e| e.peel())
                     {
                         p.constants_by_name
-                            .entry(fld.name.clone())
+                            .entry(fld.name.to_string())
                             .or_default()
                             .push((cref, s.clone()));
                     }
@@ -247,7 +251,7 @@ impl Project {
             .iter()
             .map(|(c, ms)| {
                 let mut v = ms.clone();
-                v.sort_by(|a, b| p.method(*a).name.cmp(&p.method(*b).name));
+                v.sort_by_key(|a| p.method(*a).name);
                 (*c, v)
             })
             .collect();
@@ -448,7 +452,7 @@ impl Project {
         }
         let t = self.resolve_type_now(file, from, written);
         let mut m = lock();
-        let v = m.entry(written.into()).or_default();
+        let v = m.entry(crate::java::ir::Name::new(written)).or_default();
         if !v.iter().any(|(k, _)| *k == key) {
             // Most names are resolved from one class of the file: a first push would make
             // room for four.
@@ -806,7 +810,7 @@ impl Project {
             .filter(|i| i.is_static)
             .filter_map(|i| {
                 if i.wildcard {
-                    Some(i.path.clone())
+                    Some(i.path.to_string())
                 } else if i.path.rsplit('.').next() == Some(name) {
                     i.path.rsplit_once('.').map(|x| x.0.to_string())
                 } else {

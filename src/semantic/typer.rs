@@ -360,7 +360,7 @@ mod tests {
         );
         with_typer(&p, &HashMap::new(), |typer, body| {
             let name_of = |e: &Expr| match typer.type_of(e) {
-                Some(TypeRef::Project(c)) => p.class(c).name.clone(),
+                Some(TypeRef::Project(c)) => p.class(c).name.to_string(),
                 other => format!("{other:?}"),
             };
             let Stmt::Expr(Expr::Call(build)) = &body[0] else {
@@ -499,7 +499,7 @@ mod tests {
         let mut types: HashMap<String, String> = mm
             .params
             .iter()
-            .map(|x| (x.name.clone(), x.ty.clone()))
+            .map(|x| (x.name.to_string(), x.ty.to_string()))
             .collect();
         declared(body, &mut types);
         let locals = DeclaredSoFar {
@@ -518,7 +518,7 @@ mod tests {
         calls
             .into_iter()
             .map(|c| match typer.type_of(c) {
-                Some(TypeRef::Project(k)) => p.class(k).name.clone(),
+                Some(TypeRef::Project(k)) => p.class(k).name.to_string(),
                 Some(TypeRef::External(e)) if !e.is_empty() => e,
                 _ => "?".to_string(),
             })

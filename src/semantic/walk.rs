@@ -86,7 +86,12 @@ pub fn walk<'p>(
             types: method
                 .params
                 .iter()
-                .map(|p| (p.name.clone(), written_type(&p.ty, &p.generic).to_string()))
+                .map(|p| {
+                    (
+                        p.name.to_string(),
+                        written_type(&p.ty, &p.generic).to_string(),
+                    )
+                })
                 .collect(),
         },
         v,

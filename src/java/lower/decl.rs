@@ -18,7 +18,7 @@ impl<'a> Lowerer<'a> {
         }
         if !path.is_empty() {
             self.facts.imports.push(Import {
-                path,
+                path: path.into(),
                 is_static,
                 wildcard,
             });
@@ -55,7 +55,7 @@ impl<'a> Lowerer<'a> {
                 if ch.kind() == "element_value_pair" {
                     let key = ch
                         .child_by_field_name("key")
-                        .map(|k| self.text(k).to_string());
+                        .map(|k| Name::new(self.text(k)));
                     if let Some(v) = ch.child_by_field_name("value") {
                         let e = self.annotation_value(v);
                         args.push((key, e));
@@ -67,7 +67,7 @@ impl<'a> Lowerer<'a> {
             }
         }
         Annotation {
-            name,
+            name: name.into(),
             args,
             span: span_of(n),
         }
@@ -144,10 +144,10 @@ impl<'a> Lowerer<'a> {
         }
         let idx = self.facts.classes.len();
         self.facts.classes.push(Class {
-            name,
-            fqn,
+            name: name.into(),
+            fqn: fqn.into(),
             kind,
-            supertypes,
+            supertypes: supertypes.into_iter().map(Name::from).collect(),
             annotations,
             modifiers,
             fields: Vec::new(),
@@ -163,9 +163,9 @@ impl<'a> Lowerer<'a> {
             let ps = self.params(params);
             for p in &ps {
                 self.facts.classes[idx].fields.push(Field {
-                    name: p.name.clone(),
-                    ty: p.ty.clone(),
-                    generic: p.generic.clone(),
+                    name: p.name,
+                    ty: p.ty,
+                    generic: p.generic,
                     init: None,
                     modifiers: Modifiers {
                         is_final: true,
@@ -174,12 +174,12 @@ impl<'a> Lowerer<'a> {
                     span: span_of(params),
                 });
             }
-            let name = self.facts.classes[idx].name.clone();
+            let name = self.facts.classes[idx].name;
             self.facts.methods.push(Method {
                 name,
                 class: idx,
                 params: ps,
-                ret: String::new(),
+                ret: Name::default(),
                 ret_generic: None,
                 annotations: Vec::new(),
                 modifiers: Modifiers {
@@ -254,7 +254,7 @@ impl<'a> Lowerer<'a> {
                 name: "<init>".into(),
                 class,
                 params: Vec::new(),
-                ret: String::new(),
+                ret: Name::default(),
                 ret_generic: None,
                 annotations: Vec::new(),
                 modifiers: Modifiers::default(),
@@ -301,9 +301,9 @@ impl<'a> Lowerer<'a> {
                 }))));
             }
             self.facts.classes[class].fields.push(Field {
-                name,
-                ty: ty.clone(),
-                generic: generic.clone(),
+                name: name.into(),
+                ty: Name::new(&ty),
+                generic,
                 init,
                 modifiers: modifiers.clone(),
                 span: span_of(d),
@@ -322,8 +322,8 @@ impl<'a> Lowerer<'a> {
                     let generic = self.field_generic(p);
                     let name = self.field_text(p, "name");
                     out.push(Param {
-                        name,
-                        ty,
+                        name: name.into(),
+                        ty: ty.into(),
                         generic,
                         annotations,
                         span: span_of(p),
@@ -343,8 +343,8 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                     out.push(Param {
-                        name,
-                        ty,
+                        name: name.into(),
+                        ty: ty.into(),
                         generic: None,
                         annotations,
                         span: span_of(p),
@@ -373,9 +373,9 @@ impl<'a> Lowerer<'a> {
                         .fields
                         .iter()
                         .map(|f| Param {
-                            name: f.name.clone(),
-                            ty: f.ty.clone(),
-                            generic: f.generic.clone(),
+                            name: f.name,
+                            ty: f.ty,
+                            generic: f.generic,
                             annotations: Vec::new(),
                             span: f.span,
                         })
@@ -413,10 +413,10 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.facts.methods.push(Method {
-            name,
+            name: name.into(),
             class,
             params,
-            ret,
+            ret: ret.into(),
             ret_generic,
             annotations,
             modifiers,
@@ -425,7 +425,7 @@ impl<'a> Lowerer<'a> {
             span: span_of(n),
             name_span: name_node.map(span_of).unwrap_or_else(|| span_of(n)),
             scopes,
-            throws,
+            throws: throws.into_iter().map(Name::from).collect(),
         });
     }
 }

@@ -94,7 +94,7 @@ impl<'a> Lowerer<'a> {
                     continue;
                 }
                 let name = self.field_text(m, "name");
-                let params: Vec<(String, Option<String>)> = m
+                let params: Vec<(Name, Option<Name>)> = m
                     .child_by_field_name("parameters")
                     .map(|p| self.params(p))
                     .unwrap_or_default()
@@ -137,7 +137,7 @@ impl<'a> Lowerer<'a> {
         let mut params = Vec::new();
         if let Some(p) = n.child_by_field_name("parameters") {
             match p.kind() {
-                "identifier" => params.push((self.text(p).to_string(), None)),
+                "identifier" => params.push((Name::new(self.text(p)), None)),
                 "formal_parameters" => {
                     params = self
                         .params(p)
@@ -149,7 +149,7 @@ impl<'a> Lowerer<'a> {
                     let mut c = p.walk();
                     for id in p.named_children(&mut c) {
                         if id.kind() == "identifier" {
-                            params.push((self.text(id).to_string(), None));
+                            params.push((Name::new(self.text(id)), None));
                         }
                     }
                 }

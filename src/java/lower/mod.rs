@@ -49,7 +49,7 @@ pub fn lower(root: Node<'_>, src: &[u8]) -> FileFacts {
         match child.kind() {
             "package_declaration" => {
                 if let Some(n) = named_child_of_kinds(child, &["scoped_identifier", "identifier"]) {
-                    l.facts.package = l.text(n).to_string();
+                    l.facts.package = Name::new(l.text(n));
                 }
             }
             "import_declaration" => l.import(child),
@@ -165,11 +165,7 @@ impl<'a> Lowerer<'a> {
         kids.into_iter().map(|k| self.expr(k)).collect()
     }
 
-    pub(super) fn new_scope(
-        &mut self,
-        n: Node<'_>,
-        params: Vec<(String, Option<String>)>,
-    ) -> ScopeId {
+    pub(super) fn new_scope(&mut self, n: Node<'_>, params: Vec<(Name, Option<Name>)>) -> ScopeId {
         let id = self.scopes.len() as ScopeId;
         self.scopes.push(Scope {
             parent: Some(self.scope),

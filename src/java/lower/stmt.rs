@@ -101,7 +101,7 @@ impl<'a> Lowerer<'a> {
             let init = d.child_by_field_name("value").map(|v| self.expr(v));
             out.push(Stmt::Local {
                 ty: ty.clone(),
-                generic: generic.clone(),
+                generic,
                 name,
                 init,
                 span: span_of(d),

@@ -1,0 +1,236 @@
+//! Interned names for the declarations of lowered files.
+//!
+//! Every parsed file keeps its declarations to the end of the run, and they are mostly short
+//! names that repeat across the project (types, annotations, parameter and method names): about
+//! 1.3 million strings on a 12,000-file project, each a heap allocation of its own as a
+//! `String`. A [`Name`] is one pointer to a single shared copy of its text, made once per
+//! distinct text for the whole process and never freed (the distinct names of a project are a
+//! few megabytes at most).
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::ptr::NonNull;
+use std::sync::{Mutex, OnceLock};
+
+/// An interned string: one pointer to its text, which lives until the process ends. Equal
+/// texts have the same pointer, so comparing two names compares pointers.
+#[derive(Clone, Copy)]
+pub struct Name(NonNull<u8>);
+
+// The text a name points to is immutable and never freed.
+unsafe impl Send for Name {}
+unsafe impl Sync for Name {}
+
+const SHARDS: usize = 16;
+
+type Shard = Mutex<HashMap<&'static str, Name>>;
+
+fn shards() -> &'static (std::collections::hash_map::RandomState, [Shard; SHARDS]) {
+    static TABLE: OnceLock<(std::collections::hash_map::RandomState, [Shard; SHARDS])> =
+        OnceLock::new();
+    TABLE.get_or_init(Default::default)
+}
+
+impl Name {
+    /// The name for `text`, made the first time the text is seen.
+    pub fn new(text: &str) -> Name {
+        let (state, shards) = shards();
+        let shard = &shards[state.hash_one(text) as usize % SHARDS];
+        let mut map = shard.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = map.get(text) {
+            return *n;
+        }
+        // The length (4 bytes, native order), then the text.
+        let len = u32::try_from(text.len()).expect("a name shorter than 4 GiB");
+        let mut bytes = Vec::with_capacity(4 + text.len());
+        bytes.extend_from_slice(&len.to_ne_bytes());
+        bytes.extend_from_slice(text.as_bytes());
+        let leaked: &'static mut [u8] = Box::leak(bytes.into_boxed_slice());
+        let name = Name(NonNull::from(&mut leaked[0]));
+        map.insert(name.as_str(), name);
+        name
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &'static str {
+        // SAFETY: `self.0` points to a leaked, never-changed allocation made by `new`: a
+        // length, then that many bytes of a `str`.
+        unsafe {
+            let p = self.0.as_ptr();
+            let len = u32::from_ne_bytes(p.cast::<[u8; 4]>().read()) as usize;
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(p.add(4), len))
+        }
+    }
+}
+
+impl Default for Name {
+    fn default() -> Name {
+        Name::new("")
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for Name {}
+
+/// As the text's hash, so that maps keyed by names can be asked with a `&str`.
+impl Hash for Name {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h)
+    }
+}
+
+/// By text, as a `String` orders.
+impl Ord for Name {
+    fn cmp(&self, other: &Name) -> std::cmp::Ordering {
+        if self.0 == other.0 {
+            return std::cmp::Ordering::Equal;
+        }
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Name) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Name {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<Name> for str {
+    fn eq(&self, other: &Name) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<Name> for &str {
+    fn eq(&self, other: &Name) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<Name> for String {
+    fn eq(&self, other: &Name) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        std::fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        Name::new(s)
+    }
+}
+
+impl From<&String> for Name {
+    fn from(s: &String) -> Name {
+        Name::new(s)
+    }
+}
+
+impl From<String> for Name {
+    fn from(s: String) -> Name {
+        Name::new(&s)
+    }
+}
+
+impl From<Name> for String {
+    fn from(n: Name) -> String {
+        n.as_str().to_string()
+    }
+}
+
+/// Encoded as its text, as a `String` is: the cache's format does not change.
+impl serde::Serialize for Name {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Name {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Name, D::Error> {
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = Name;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Name, E> {
+                Ok(Name::new(v))
+            }
+        }
+        d.deserialize_str(Text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Name;
+
+    #[test]
+    fn equal_texts_are_one_name() {
+        let a = Name::new("Transactional");
+        let b = Name::from(String::from("Transactional"));
+        assert_eq!(a, b);
+        assert_eq!(a.as_str(), "Transactional");
+        assert_eq!(a, "Transactional");
+        assert_ne!(a, Name::new("Retryable"));
+        assert!(Name::new("a") < Name::new("b"));
+        assert_eq!(Name::default(), "");
+        assert_eq!(format!("{a:?}"), "\"Transactional\"");
+        let bytes = postcard::to_stdvec(&a).unwrap();
+        assert_eq!(bytes, postcard::to_stdvec("Transactional").unwrap());
+        assert_eq!(postcard::from_bytes::<Name>(&bytes).unwrap(), a);
+    }
+}
