@@ -282,7 +282,7 @@ fn discover(opts: &Options) -> Result<(discovery::Discovered, usize), RunError> 
 
 /// The enabling tree words (see [`tree_words`]) that the deployment descriptors of the tree
 /// name: a template can only make a handler's report read, never hide a finding. A file larger
-/// than the run's limit, or unreadable, is passed over.
+/// than the run's limit, a link or anything but a regular file is passed over.
 fn deployed_words(files: &[PathBuf], opts: &Options, cat: &catalogue::Catalogue) -> Vec<u32> {
     let words = tree_words(cat);
     if words.enabling.is_empty() {
@@ -291,11 +291,7 @@ fn deployed_words(files: &[PathBuf], opts: &Options, cat: &catalogue::Catalogue)
     let mut found: Vec<u32> = files
         .par_iter()
         .filter_map(|p| {
-            let m = std::fs::symlink_metadata(p).ok()?;
-            if !m.is_file() || m.len() > opts.max_file_bytes {
-                return None;
-            }
-            let bytes = std::fs::read(p).ok()?;
+            let bytes = crate::workspace::safe_fs::read_regular(p, opts.max_file_bytes).ok()?;
             Some(crate::scope::present(
                 &crate::scope::tokens(&bytes),
                 &words.enabling,

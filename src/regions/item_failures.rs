@@ -54,7 +54,7 @@ pub fn makes(project: &Project, cat: &Catalogue, id: MethodId, e: &Expr) -> Opti
                     return None;
                 };
                 if c.name == "builder" && c.args.is_empty() {
-                    break written_type(c.recv.as_ref()?)?;
+                    break c.recv.as_ref()?.dotted()?;
                 }
                 if c.name != "build" && !c.name.starts_with("with") {
                     return None;
@@ -70,13 +70,4 @@ pub fn makes(project: &Project, cat: &Catalogue, id: MethodId, e: &Expr) -> Opti
         .iter()
         .find(|r| r.types.iter().any(|x| project.type_is(&t, x)))?;
     Some(read(project, row))
-}
-
-/// A type written as a receiver: `SQSBatchResponse` or `SQSBatchResponse.BatchItemFailure`.
-fn written_type(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Name(n, _) => Some(n.clone()),
-        Expr::Field(r, n, _) => Some(format!("{}.{n}", written_type(r)?)),
-        _ => None,
-    }
 }
