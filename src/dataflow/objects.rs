@@ -94,6 +94,11 @@ impl Cx<'_> {
             if let Some(init) = self.project.class(k).initializer {
                 targets.push((k.0, init as u32));
             }
+            // The parameters a constructor keeps whole in fields it lists, and the per-attempt
+            // values its body or the field initializers leave in named fields.
+            let init = self.project.class(k).initializer.map(|i| (k.0, i as u32));
+            let mut listed: BTreeSet<usize> = BTreeSet::new();
+            let mut sourced: Vec<(String, Taint, bool)> = Vec::new();
             for m in targets {
                 self.edge(n.scope, m);
                 let s = sums.of(m);
@@ -107,19 +112,47 @@ impl Cx<'_> {
                         hits.push((t, self.at_argument(sink, n.args.get(i).map(|a| a.span()))));
                     }
                 }
-                let fs: Vec<SourceDesc> = s.field_sources.values().cloned().collect();
+                let fs: Vec<(String, SourceDesc)> = s
+                    .field_sources
+                    .iter()
+                    .map(|(f, d)| (f.clone(), d.clone()))
+                    .collect();
                 for (f, ps) in &s.field_params {
                     let t = self.args_at(ps, &n.args, &args);
                     union(shape.fields.entry(f.clone()).or_default(), &t);
+                    listed.extend(ps.iter().map(|p| match p {
+                        ParamPath::Whole(i) | ParamPath::Field(i, _) => *i as usize,
+                    }));
                 }
                 for (a, sink) in hits {
                     self.sink(&a, sink, n.scope, n.span);
                 }
-                for d in fs {
+                for (field, d) in fs {
                     let label = format!("new {}() (whose fields hold {})", n.ty, d.label);
                     let f = self.fresh(d.kind, "", n.span, n.scope, label, Some(d));
                     union(&mut t, &f);
+                    sourced.push((field, f, Some(m) == init));
                 }
+            }
+            // A field given a per-attempt value (`private UUID id = UUID.randomUUID();`, or by
+            // the constructor's body) holds that value and the arguments the constructor does
+            // not keep whole in a field it lists (it may derive the field from them): not the
+            // whole object, so the object's other fields stay out of a key built from it. A
+            // field the constructor lists as set from its parameters holds those: its
+            // initializer's value was replaced.
+            let mut unlisted = Taint::new();
+            for (i, a) in args.iter().enumerate() {
+                if !listed.contains(&i) {
+                    union(&mut unlisted, a);
+                }
+            }
+            for (field, f, initializer) in sourced {
+                if initializer && shape.fields.contains_key(&field) {
+                    continue;
+                }
+                let held = shape.fields.entry(field).or_default();
+                union(held, &f);
+                union(held, &unlisted);
             }
         }
         self.new_object_shape(n, shape);
