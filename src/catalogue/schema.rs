@@ -323,6 +323,11 @@ pub struct AnnotationRegion {
     /// An annotation of this row that can never fire is reported (RL006).
     #[serde(default)]
     pub report_dead: bool,
+    /// On a method returning a type of a `[[regions.pipeline]]` row (`Mono`, `Flux`, …), the
+    /// framework retries the returned pipeline, not the call: the body runs once, at assembly,
+    /// and only the pipeline's deferred parts run again (Spring Framework 7, Resilience4j).
+    #[serde(default)]
+    pub resubscribes_returned: bool,
     /// The annotation counts only when this attribute names a bean (a method of that name, such
     /// as a `@Bean` method) of one of these types: `@ServiceActivator(adviceChain = "retryAdvice")`
     /// with a `RequestHandlerRetryAdvice`.

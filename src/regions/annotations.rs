@@ -2,6 +2,7 @@
 
 use super::enablers::{Enablers, NamedCallsOf};
 use super::liveness::dead_reason;
+use super::pipelines::returned_upstream;
 use super::{Part, Region};
 use crate::catalogue::Catalogue;
 use crate::java::ir::Annotation;
@@ -102,17 +103,26 @@ pub fn annotation_regions(
         .collect();
     let enablers = Enablers::of(project, cat, named_calls, asked);
     hits.into_iter()
-        .map(|(id, r, span)| Region {
-            scheduler: r.scheduler,
-            dead: dead_reason(project, cat, &enablers, r, id, callers_known(&id)),
-            report_dead: r.report_dead,
-            ..Region::new(
-                &r.label,
-                project.method(id).name.to_string(),
-                Loc { file: id.0, span },
-                vec![Part::Whole(id)],
-                &r.id,
-            )
+        .map(|(id, r, span)| {
+            // A retried publisher: the body ran once, at assembly; its deferred parts re-run.
+            let (parts, sends_at) = r
+                .resubscribes_returned
+                .then(|| returned_upstream(project, cat, id))
+                .flatten()
+                .unwrap_or_else(|| (vec![Part::Whole(id)], Vec::new()));
+            Region {
+                scheduler: r.scheduler,
+                dead: dead_reason(project, cat, &enablers, r, id, callers_known(&id)),
+                report_dead: r.report_dead,
+                sends_at,
+                ..Region::new(
+                    &r.label,
+                    project.method(id).name.to_string(),
+                    Loc { file: id.0, span },
+                    parts,
+                    &r.id,
+                )
+            }
         })
         .collect()
 }

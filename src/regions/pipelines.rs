@@ -347,6 +347,39 @@ impl<'p> Upstream<'p> {
     }
 }
 
+/// The deferred parts of the pipeline method `m` returns, when its declared return type is one
+/// of a pipeline row's types, with the chain's calls on variables (a client sending on every
+/// subscription): what a framework that re-subscribes the returned pipeline runs again.
+pub(super) fn returned_upstream(
+    project: &Project,
+    cat: &Catalogue,
+    m: MethodId,
+) -> Option<(Vec<Part>, Vec<(MethodId, Span)>)> {
+    let row = cat.regions.pipeline.iter().find(|row| {
+        let up = Upstream {
+            project,
+            cat,
+            row,
+            chain: Default::default(),
+        };
+        up.returns_pipeline(m)
+    })?;
+    let up = Upstream {
+        project,
+        cat,
+        row,
+        chain: Default::default(),
+    };
+    let mut parts = Vec::new();
+    up.upstream_of_method(m, 0, &mut parts);
+    parts.sort();
+    parts.dedup();
+    let mut chain = up.chain.into_inner();
+    chain.sort();
+    chain.dedup();
+    Some((parts, chain))
+}
+
 /// Runs `f` on each expression project method `m` returns, with the method's locals.
 pub(super) fn each_return(project: &Project, m: MethodId, f: &mut dyn FnMut(&Defs, &Expr)) {
     let Some(body) = project.method(m).body() else {

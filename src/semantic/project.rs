@@ -300,6 +300,7 @@ impl Project {
             .chain(p.subtypes.keys())
             .map(|c| (*c, Default::default()))
             .collect();
+        p.index_concatenated_constants();
         if recording {
             p.noted = p
                 .super_lookups
@@ -647,16 +648,39 @@ impl Project {
         None
     }
 
-    /// The value of a string constant written as `NAME` or `Type.NAME` in class `c`.
+    /// The value of a string constant written as `NAME` or `Type.NAME` in class `c`, or a
+    /// concatenation of such constants and literals (`PREFIX + "Idempotency-Key"`).
     pub fn constant(&self, c: ClassRef, e: &Expr) -> Option<String> {
+        self.constant_at(c, e, 0)
+    }
+
+    /// Constants defined from constants are followed this deep (a cycle does not compile, but
+    /// a scanned file need not compile).
+    const MAX_CONSTANT_DEPTH: usize = 8;
+
+    fn constant_at(&self, c: ClassRef, e: &Expr, depth: usize) -> Option<String> {
+        if depth > Self::MAX_CONSTANT_DEPTH {
+            return None;
+        }
+        // A field's initializer, when the field is a constant: a literal, or a concatenation
+        // evaluated in the class that declares it.
+        let init = |k: ClassRef, f: &crate::java::ir::Field| match f.init.as_ref().map(|e| e.peel())
+        {
+            Some(Expr::Str(s, _)) => Some(s.clone()),
+            Some(b @ Expr::Binary(_)) if f.modifiers.is_static => self.constant_at(k, b, depth + 1),
+            _ => None,
+        };
         match e.peel() {
             Expr::Str(s, _) => Some(s.clone()),
+            Expr::Lit(s, _) if s.bytes().all(|b| b.is_ascii_digit()) => Some(s.clone()),
+            Expr::Binary(b) if b.op == "+" => {
+                let left = self.constant_at(c, &b.left, depth + 1)?;
+                let right = self.constant_at(c, &b.right, depth + 1)?;
+                Some(left + &right)
+            }
             Expr::Name(n, _) => {
-                if let Some((_, f)) = self.field(c, n) {
-                    return match f.init.as_ref().map(|e| e.peel()) {
-                        Some(Expr::Str(s, _)) if f.modifiers.is_static => Some(s.clone()),
-                        _ => None,
-                    };
+                if let Some((k, f)) = self.field(c, n) {
+                    return if f.modifiers.is_static { init(k, f) } else { None };
                 }
                 for imp in &self.files[c.0 as usize].facts.imports {
                     if imp.is_static
@@ -678,17 +702,45 @@ impl Project {
                 let owner = recv.dotted()?;
                 match self.resolve_type(c.0, Some(c.1 as usize), &owner) {
                     TypeRef::Project(k) => {
-                        let (_, f) = self.field(k, n)?;
-                        match f.init.as_ref().map(|e| e.peel()) {
-                            Some(Expr::Str(s, _)) => Some(s.clone()),
-                            _ => None,
-                        }
+                        let (k, f) = self.field(k, n)?;
+                        init(k, f)
                     }
                     TypeRef::Unknown(_) => self.unique_constant(n),
                     TypeRef::External(_) => None,
                 }
             }
             _ => None,
+        }
+    }
+
+    /// Adds the string constants defined by concatenation (`static final String KEY = PREFIX +
+    /// "key";`) to the constants by name, once those defined by a literal are known; a second
+    /// round takes those built from the first round's.
+    fn index_concatenated_constants(&mut self) {
+        for _ in 0..2 {
+            let mut found = Vec::new();
+            for (fi, f) in self.files.iter().enumerate() {
+                for (ci, c) in f.facts.classes.iter().enumerate() {
+                    let cref = (fi as u32, ci as u32);
+                    for fld in &c.fields {
+                        let constant = fld.modifiers.is_static
+                            && (fld.modifiers.is_final
+                                || c.kind == crate::java::ir::ClassKind::Interface);
+                        if let Some(b @ Expr::Binary(_)) = fld.init.as_ref().map(|e| e.peel())
+                            && constant
+                            && let Some(v) = self.constant_at(cref, b, 0)
+                        {
+                            found.push((fld.name.to_string(), cref, v));
+                        }
+                    }
+                }
+            }
+            for (name, cref, v) in found {
+                let at = self.constants_by_name.entry(name).or_default();
+                if !at.iter().any(|(k, _)| *k == cref) {
+                    at.push((cref, v));
+                }
+            }
         }
     }
 

@@ -182,3 +182,38 @@ fn the_same_name_in_two_unrelated_modules_is_two_types() {
         TypeRef::Project(_)
     ));
 }
+
+/// The initializer of field `name` of the first class of file `file`.
+fn field_init(p: &Project, file: u32, name: &str) -> Expr {
+    p.class((file, 0))
+        .fields
+        .iter()
+        .find(|f| f.name == name)
+        .and_then(|f| f.init.clone())
+        .expect("initialised field")
+}
+
+#[test]
+fn string_constants_built_by_concatenation_have_their_text() {
+    let p = project(&[
+        (
+            "a/Headers.java",
+            "package a; public interface Headers { String P = \"X-\"; String KEY = P + \"Idempotency-Key\"; String V2 = KEY + \"-\" + 2; }",
+        ),
+        (
+            "b/Client.java",
+            "package b; import static a.Headers.KEY; import a.Headers; class Client { static final String OWN = Headers.P + \"Dedup-Key\"; String k = KEY; String v = Headers.V2; String o = OWN; }",
+        ),
+        // A cycle does not compile, but must not hang or overflow.
+        (
+            "c/Loop.java",
+            "package c; class Loop { static final String A = B + \"a\"; static final String B = A + \"b\"; String x = A; }",
+        ),
+    ]);
+    let client = (1, 0);
+    let value = |f: u32, c, n| p.constant(c, &field_init(&p, f, n));
+    assert_eq!(value(1, client, "k").as_deref(), Some("X-Idempotency-Key"));
+    assert_eq!(value(1, client, "v").as_deref(), Some("X-Idempotency-Key-2"));
+    assert_eq!(value(1, client, "o").as_deref(), Some("X-Dedup-Key"));
+    assert_eq!(value(2, (2, 0), "x"), None);
+}
