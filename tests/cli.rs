@@ -159,6 +159,14 @@ fn other_jvm_languages_are_counted_not_ignored() {
     .unwrap();
     assert_eq!(v["summary"]["not_analysed"]["kt"], 1);
     assert_eq!(v["summary"]["files_scanned"], 1);
+    // The human formats say so too, after their summary line.
+    for format in ["text", "concise"] {
+        let out = stdout(&["check", "--format", format, dir.path().to_str().unwrap()]);
+        assert!(
+            out.ends_with("0 findings in 1 Java file\nNot analysed (not Java): 1 .kt file(s)\n"),
+            "{format}: {out}"
+        );
+    }
 }
 
 #[test]
@@ -790,4 +798,32 @@ label = "a ledger posting"
         renamed["findings"][0]["rows"]["source"],
         serde_json::json!(["source.acme-ticket-v2"])
     );
+}
+
+#[test]
+fn a_retry_template_of_unresolved_type_is_one_region() {
+    // Spring Retry's and Spring Framework 7's RetryTemplate rows both accept a receiver named
+    // `retry…` whose type is not imported: the message names the callback once.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("LedgerPoster.java"),
+        "package com.acme.ledger;\nimport java.util.UUID;\nclass LedgerPoster {\n  private LedgerApi api;\n  private RetryTemplate retryTemplate;\n  void post(String entry) {\n    retryTemplate.execute(ctx -> api.post(entry, UUID.randomUUID().toString()));\n  }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("LedgerApi.java"),
+        "package com.acme.ledger;\ninterface LedgerApi { String post(String entry, String idempotencyKey); }\n",
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&[
+        "check",
+        "--format",
+        "json",
+        dir.path().to_str().unwrap(),
+    ]))
+    .unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{v}");
+    let message = findings[0]["message"].as_str().unwrap();
+    assert_eq!(message.matches("RetryTemplate.execute callback").count(), 1, "{message}");
 }

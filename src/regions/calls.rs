@@ -70,6 +70,13 @@ impl Regions<'_> {
                     file: body.id.0,
                     span: c.name_span,
                 };
+                // Two rows alike for an unresolved receiver (Spring Retry's and Spring
+                // Framework 7's `RetryTemplate`, both matched by the receiver's name) make one
+                // region.
+                let same = |r: &Region| r.loc == loc && r.label == row.label && r.parts == parts;
+                if self.0.iter().any(same) {
+                    continue;
+                }
                 let owner = body.method.name.to_string();
                 self.0.push(Region {
                     scheduler: row.scheduler,

@@ -2,7 +2,7 @@
 //! and triage; then the file problems and the summary line.
 
 use crate::Report;
-use crate::report::text::{one_line, summary_line};
+use crate::report::text::{not_java_line, one_line, summary_line};
 
 /// `color`: the path bold and the rule id in the colour of its level, as a terminal shows them.
 pub fn render(report: &Report, color: bool) -> String {
@@ -41,5 +41,6 @@ pub fn render(report: &Report, color: bool) -> String {
     }
     out.push_str(&summary_line(&report.summary));
     out.push('\n');
+    out.push_str(&not_java_line(&report.summary));
     out
 }

@@ -319,18 +319,22 @@ pub fn render(
         out.push_str(&format!(" ({:.2}s)", t.as_secs_f64()));
     }
     out.push('\n');
-    if !s.not_analysed.is_empty() {
-        let parts: Vec<String> = s
-            .not_analysed
-            .iter()
-            .map(|(k, v)| format!("{v} .{k}"))
-            .collect();
-        out.push_str(&format!(
-            "Not analysed (not Java): {} file(s)\n",
-            parts.join(", ")
-        ));
-    }
+    out.push_str(&not_java_line(s));
     out
+}
+
+/// `Not analysed (not Java): 3 .kt, 1 .groovy file(s)` and a newline, when the scan met JVM
+/// sources it does not analyse; else nothing.
+pub fn not_java_line(s: &crate::Summary) -> String {
+    if s.not_analysed.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = s
+        .not_analysed
+        .iter()
+        .map(|(k, v)| format!("{v} .{k}"))
+        .collect();
+    format!("Not analysed (not Java): {} file(s)\n", parts.join(", "))
 }
 
 #[cfg(test)]
