@@ -341,6 +341,7 @@ fn regions_of(
                 Part::Whole(m) | Part::Scopes(m, _) => wanted(m),
             })
             || r.sends_at.iter().any(|(m, _)| wanted(m))
+            || r.deferred_refs.iter().any(|(m, _)| wanted(m))
     });
     all_regions.sort_by(|a, b| a.loc.cmp(&b.loc).then(a.label.cmp(&b.label)));
     for r in &mut all_regions {
@@ -359,6 +360,7 @@ type StoredRegion = (
     String,
     bool,
     Vec<(MethodId, MethodId)>,
+    Vec<(MethodId, crate::java::ir::Span)>,
     Vec<(MethodId, crate::java::ir::Span)>,
 );
 
@@ -382,6 +384,7 @@ fn encode_regions(
                     r.report_dead,
                     r.entered.clone(),
                     r.sends_at.clone(),
+                    r.deferred_refs.clone(),
                 )
             })
         })
@@ -395,7 +398,7 @@ fn decode_regions(
     let regions = regions
         .into_iter()
         .map(
-            |(label, owner, loc, scheduler, parts, row, report_dead, entered, sends_at)| Region {
+            |(label, owner, loc, scheduler, parts, row, report_dead, entered, sends_at, refs)| Region {
                 label,
                 owner,
                 loc,
@@ -406,6 +409,7 @@ fn decode_regions(
                 report_dead,
                 entered,
                 sends_at,
+                deferred_refs: refs,
             },
         )
         .collect();

@@ -105,16 +105,18 @@ pub fn annotation_regions(
     hits.into_iter()
         .map(|(id, r, span)| {
             // A retried publisher: the body ran once, at assembly; its deferred parts re-run.
-            let (parts, sends_at) = r
+            let (parts, sends_at, deferred_refs) = r
                 .resubscribes_returned
                 .then(|| returned_upstream(project, cat, id))
                 .flatten()
-                .unwrap_or_else(|| (vec![Part::Whole(id)], Vec::new()));
+                .map(|f| (f.parts, f.sends_at, f.refs))
+                .unwrap_or_else(|| (vec![Part::Whole(id)], Vec::new(), Vec::new()));
             Region {
                 scheduler: r.scheduler,
                 dead: dead_reason(project, cat, &enablers, r, id, callers_known(&id)),
                 report_dead: r.report_dead,
                 sends_at,
+                deferred_refs,
                 ..Region::new(
                     &r.label,
                     project.method(id).name.to_string(),

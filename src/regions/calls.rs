@@ -89,12 +89,7 @@ impl Regions<'_> {
             if !row.operators.contains(&c.name) {
                 continue;
             }
-            let up = Upstream {
-                project: body.project,
-                cat,
-                row,
-                chain: Default::default(),
-            };
+            let up = Upstream::new(body.project, cat, row);
             let is = up
                 .is_pipeline(body.id, &body.defs, r, 0)
                 .unwrap_or_else(|| up.file_uses_types(body.id.0));
@@ -103,14 +98,12 @@ impl Regions<'_> {
             }
             let mut parts = Vec::new();
             up.upstream(body.id, &body.defs, r, 0, &mut parts);
-            parts.sort();
-            parts.dedup();
-            let mut sends_at = up.chain.into_inner();
-            sends_at.sort();
-            sends_at.dedup();
-            if !parts.is_empty() || !sends_at.is_empty() {
+            let found = up.found(parts);
+            let parts = found.parts;
+            if !parts.is_empty() || !found.sends_at.is_empty() {
                 self.0.push(Region {
-                    sends_at,
+                    sends_at: found.sends_at,
+                    deferred_refs: found.refs,
                     ..Region::at_call(
                         &row.label,
                         body.method.name.to_string(),

@@ -73,6 +73,10 @@ pub struct Region {
     /// `retryWhen`): a reactive client called there sends again on every subscription, so its
     /// filters run in the region.
     pub sends_at: Vec<(MethodId, Span)>,
+    /// Method references a lazy pipeline defers (`Mono.fromSupplier(this::newKey)`): what
+    /// calling them returns is made again on every subscription, where the reference is
+    /// written.
+    pub deferred_refs: Vec<(MethodId, Span)>,
 }
 
 impl Region {
@@ -107,6 +111,7 @@ impl Region {
             report_dead: false,
             entered: Vec::new(),
             sends_at: Vec::new(),
+            deferred_refs: Vec::new(),
         }
     }
 

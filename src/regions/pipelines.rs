@@ -40,6 +40,8 @@ pub struct Upstream<'p> {
     /// The calls of the assembled chain made on a variable (a client's `webClient.post()`),
     /// found while the upstream is followed.
     pub chain: std::cell::RefCell<Vec<(MethodId, Span)>>,
+    /// The method references written as deferred arguments, found on the way.
+    pub refs: std::cell::RefCell<Vec<(MethodId, Span)>>,
 }
 
 /// What a syntactic pass knows about a method's locals: its initialised locals (declared
@@ -69,6 +71,32 @@ impl Locals for BodyLocals<'_, '_> {
 }
 
 impl<'p> Upstream<'p> {
+    pub fn new(project: &'p Project, cat: &'p Catalogue, row: &'p PipelineRegion) -> Self {
+        Upstream {
+            project,
+            cat,
+            row,
+            chain: Default::default(),
+            refs: Default::default(),
+        }
+    }
+
+    /// What was found, with `parts`.
+    pub fn found(self, mut parts: Vec<Part>) -> Found {
+        let sorted = |mut v: Vec<(MethodId, Span)>| {
+            v.sort();
+            v.dedup();
+            v
+        };
+        parts.sort();
+        parts.dedup();
+        Found {
+            parts,
+            sends_at: sorted(self.chain.into_inner()),
+            refs: sorted(self.refs.into_inner()),
+        }
+    }
+
     fn with_typer<R>(
         &self,
         id: MethodId,
@@ -263,6 +291,7 @@ impl<'p> Upstream<'p> {
                 out.push(Part::Scopes(id, n.anon.iter().map(|x| x.scope).collect()))
             }
             Expr::MethodRef(r) => {
+                self.refs.borrow_mut().push((id, r.span));
                 let class = self.project.class_of(id);
                 let targets = method_ref_targets(
                     self.project,
@@ -350,34 +379,24 @@ impl<'p> Upstream<'p> {
 /// The deferred parts of the pipeline method `m` returns, when its declared return type is one
 /// of a pipeline row's types, with the chain's calls on variables (a client sending on every
 /// subscription): what a framework that re-subscribes the returned pipeline runs again.
-pub(super) fn returned_upstream(
-    project: &Project,
-    cat: &Catalogue,
-    m: MethodId,
-) -> Option<(Vec<Part>, Vec<(MethodId, Span)>)> {
-    let row = cat.regions.pipeline.iter().find(|row| {
-        let up = Upstream {
-            project,
-            cat,
-            row,
-            chain: Default::default(),
-        };
-        up.returns_pipeline(m)
-    })?;
-    let up = Upstream {
-        project,
-        cat,
-        row,
-        chain: Default::default(),
-    };
+pub(super) fn returned_upstream(project: &Project, cat: &Catalogue, m: MethodId) -> Option<Found> {
+    let row = cat
+        .regions
+        .pipeline
+        .iter()
+        .find(|row| Upstream::new(project, cat, row).returns_pipeline(m))?;
+    let up = Upstream::new(project, cat, row);
     let mut parts = Vec::new();
     up.upstream_of_method(m, 0, &mut parts);
-    parts.sort();
-    parts.dedup();
-    let mut chain = up.chain.into_inner();
-    chain.sort();
-    chain.dedup();
-    Some((parts, chain))
+    Some(up.found(parts))
+}
+
+/// A pipeline's deferred upstream: its parts, the chain's calls on variables, the deferred
+/// method references (each sorted, without repeats).
+pub struct Found {
+    pub parts: Vec<Part>,
+    pub sends_at: Vec<(MethodId, Span)>,
+    pub refs: Vec<(MethodId, Span)>,
 }
 
 /// Runs `f` on each expression project method `m` returns, with the method's locals.

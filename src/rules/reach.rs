@@ -37,10 +37,15 @@ pub(super) fn covers(cx: &Context, i: usize, m: MethodId, src: &flow::SourceSite
                 }
             });
     }
+    // A value a deferred method reference returns (`Mono.fromSupplier(this::newKey)`) is
+    // made on every subscription where the reference is written.
+    let deferred = src.via.is_some() && r.deferred_refs.contains(&(m, src.span));
     reached()
         || r.parts.iter().any(|p| match p {
             Part::Whole(x) => *x == m,
-            Part::Scopes(x, roots) => *x == m && within(roots, s) && within(roots, t),
+            Part::Scopes(x, roots) => {
+                *x == m && (within(roots, s) || deferred) && within(roots, t)
+            }
         })
 }
 
