@@ -212,7 +212,11 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
             Expr::New(n) => Some(self.resolve(&n.ty)),
             Expr::Cast(t, _, _) => Some(self.resolve(t)),
             Expr::Call(c) => {
-                let recv = c.recv.as_ref()?;
+                // `keys().fresh()`, `this.keys()`: a method of this class, else of an
+                // enclosing one.
+                let Some(recv) = c.recv.as_ref().filter(|r| !matches!(r, Expr::This(_))) else {
+                    return self.own_call_type(c, c.recv.is_none());
+                };
                 if self.is_type_name(recv) {
                     return self.static_call_type(&recv.dotted()?, &c.name, c.args.len());
                 }
@@ -224,6 +228,31 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
             }
             _ => None,
         }
+    }
+
+    /// What a call of a method of this class (`this.name(…)`), or with `outer` of an enclosing
+    /// class too (`name(…)`), returns; a super call is left untyped.
+    fn own_call_type(&self, c: &crate::java::ir::Call, outer: bool) -> Option<TypeRef> {
+        if c.on_super {
+            return None;
+        }
+        let mut k = Some(self.class);
+        let mut guard = 0;
+        while let Some(cls) = k {
+            if let Some(m) = self
+                .project
+                .methods_in_hierarchy(cls, &c.name, c.args.len())
+                .first()
+            {
+                return Some(self.ret_type(*m));
+            }
+            guard += 1;
+            if !outer || guard > MAX_TYPE_DEPTH {
+                return None;
+            }
+            k = self.project.class(cls).outer.map(|o| (cls.0, o as u32));
+        }
+        None
     }
 
     /// What `Owner.name(…)` returns.
