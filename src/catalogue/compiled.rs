@@ -202,6 +202,8 @@ pub struct SinkHeaders {
     pub setter_rows: HashMap<String, String>,
     pub names: KeyNames,
     pub annotations: Vec<String>,
+    /// (parameter annotation, the annotations holding the header templates it fills).
+    pub templated: Vec<(String, Vec<String>)>,
     pub containers: Vec<KeyContainer>,
 }
 
@@ -647,9 +649,16 @@ impl Catalogue {
                         names
                     },
                     containers: k.container,
+                    templated: k
+                        .header_annotation
+                        .iter()
+                        .filter(|a| !a.templates.is_empty())
+                        .flat_map(|a| a.annotations.iter().map(|x| (x.clone(), a.templates.clone())))
+                        .collect(),
                     annotations: k
                         .header_annotation
                         .into_iter()
+                        .filter(|a| a.templates.is_empty())
                         .flat_map(|a| a.annotations)
                         .collect(),
                 },

@@ -305,6 +305,20 @@ impl Model for Catalogue {
                 .is_some_and(|h| self.is_idempotency_header(h))
     }
 
+    fn header_templates(&self, annotation_is: &dyn Fn(&str) -> bool) -> Vec<String> {
+        self.sinks
+            .headers
+            .templated
+            .iter()
+            .filter(|(a, _)| annotation_is(a))
+            .flat_map(|(_, t)| t.iter().cloned())
+            .collect()
+    }
+
+    fn is_key_header_name(&self, name: &str) -> bool {
+        self.is_idempotency_header(name)
+    }
+
     fn is_key_carrier(&self, type_is: &dyn Fn(&str) -> bool) -> bool {
         self.side_effects.key_carriers.iter().any(|k| type_is(k))
     }

@@ -740,6 +740,11 @@ pub struct HeaderNames {
 pub struct Annotations {
     pub id: String,
     pub annotations: Vec<String>,
+    /// Annotations of the method or its interface whose header templates the parameter fills
+    /// (Feign's `@Headers("Idempotency-Key: {key}")` with `@Param("key")`): the header the
+    /// template names is the parameter's header, not the annotation's value.
+    #[serde(default)]
+    pub templates: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -231,6 +231,11 @@ pub trait Model: Factories + Sync {
     /// Is a parameter a key by its header annotation (`@RequestHeader("Idempotency-Key")`)? The
     /// annotation's value is given as its constant value.
     fn is_key_header_param(&self, annotation: &AnnotationUse<'_>) -> bool;
+    /// The annotations holding header templates (`@Headers("Idempotency-Key: {key}")`) that a
+    /// parameter annotation of this kind fills by its value; empty for any other annotation.
+    fn header_templates(&self, annotation_is: &dyn Fn(&str) -> bool) -> Vec<String>;
+    /// Is this header name a key name?
+    fn is_key_header_name(&self, name: &str) -> bool;
     /// Does a value of this type (request options received from a caller) carry a key?
     fn is_key_carrier(&self, type_is: &dyn Fn(&str) -> bool) -> bool;
 

@@ -68,6 +68,12 @@ impl Model for TinyModel {
     fn is_key_header_param(&self, _: &AnnotationUse<'_>) -> bool {
         false
     }
+    fn header_templates(&self, _: &dyn Fn(&str) -> bool) -> Vec<String> {
+        Vec::new()
+    }
+    fn is_key_header_name(&self, _: &str) -> bool {
+        false
+    }
     fn is_key_carrier(&self, _: &dyn Fn(&str) -> bool) -> bool {
         false
     }

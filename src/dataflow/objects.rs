@@ -262,6 +262,36 @@ impl Cx<'_> {
         self.note_exit_fields();
     }
 
+    /// The headers whose templates, in annotations of type `templates` on this method or its
+    /// class (`@Headers({"Idempotency-Key: {key}", …})`), use the parameter named `param`.
+    fn templated_headers(&self, templates: &[String], param: &str) -> Vec<String> {
+        let placeholder = format!("{{{param}}}");
+        let class = self.project.class(self.class);
+        let mut out = Vec::new();
+        for a in self.method.annotations.iter().chain(&class.annotations) {
+            let t = self.resolve(&a.name);
+            if !templates.iter().any(|x| self.project.type_is(&t, x)) {
+                continue;
+            }
+            let Some(v) = annotation_value(a) else { continue };
+            let lines = match v.peel() {
+                Expr::Op(xs, _) => xs.iter().collect(),
+                one => vec![one],
+            };
+            for line in lines {
+                let Some(text) = self.project.constant(self.class, line) else {
+                    continue;
+                };
+                if let Some((name, value)) = text.split_once(':')
+                    && value.contains(&placeholder)
+                {
+                    out.push(name.trim().to_string());
+                }
+            }
+        }
+        out
+    }
+
     /// Key-named parameters and header-annotated parameters of client interfaces are sinks
     /// whatever the body does.
     pub(super) fn static_param_sinks(&mut self) {
@@ -304,12 +334,20 @@ impl Cx<'_> {
             if m.modifiers.is_abstract {
                 for a in &p.annotations {
                     let t = self.resolve(&a.name);
-                    let header = AnnotationUse {
-                        is: &|h| self.project.type_is(&t, h),
-                        value: annotation_value(a)
-                            .and_then(|v| self.project.constant(self.class, v)),
-                    };
-                    if self.model.is_key_header_param(&header) {
+                    let is = |h: &str| self.project.type_is(&t, h);
+                    let value = annotation_value(a).and_then(|v| self.project.constant(self.class, v));
+                    let templates = self.model.header_templates(&is);
+                    // A template parameter is a key by its own name (`@Param("idempotencyKey")`,
+                    // wherever the request uses it) or by the header it fills.
+                    let key = value.as_deref().is_some_and(|v| {
+                        !templates.is_empty()
+                            && (self.model.is_key_header_name(v)
+                                || self
+                                    .templated_headers(&templates, v)
+                                    .iter()
+                                    .any(|h| self.model.is_key_header_name(h)))
+                    }) || self.model.is_key_header_param(&AnnotationUse { is: &is, value });
+                    if key {
                         self.out.summary.param_sinks.insert(
                             ParamPath::Whole(i),
                             SinkRef {
