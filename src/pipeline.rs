@@ -486,7 +486,7 @@ fn read_texts(paths: &[PathBuf], findings: &[Finding], opts: &Options, report: &
             {
                 report
                     .texts
-                    .insert(path.clone(), String::from_utf8_lossy(&b).into_owned());
+                    .insert(path.clone(), crate::java::offset_text(&b));
             }
         }
     }

@@ -827,3 +827,31 @@ fn a_retry_template_of_unresolved_type_is_one_region() {
     let message = findings[0]["message"].as_str().unwrap();
     assert_eq!(message.matches("RetryTemplate.execute callback").count(), 1, "{message}");
 }
+
+#[test]
+fn a_latin1_file_keeps_its_columns() {
+    // `é` written in Latin-1 is one byte that is not UTF-8: the finding after it on its line
+    // has the column of the same file written in ASCII.
+    let dir = tempfile::tempdir().unwrap();
+    let java = |comment: &[u8]| {
+        let mut v = b"package a;\nimport java.util.UUID;\nimport org.springframework.retry.annotation.Retryable;\nimport com.stripe.net.RequestOptions;\nclass P {\n  @Retryable\n  public void f() {\n    /* ".to_vec();
+        v.extend_from_slice(comment);
+        v.extend_from_slice(b" */ RequestOptions o = RequestOptions.builder().setIdempotencyKey(UUID.randomUUID().toString()).build();\n  }\n}\n");
+        v
+    };
+    std::fs::create_dir(dir.path().join("latin1")).unwrap();
+    std::fs::create_dir(dir.path().join("ascii")).unwrap();
+    std::fs::write(dir.path().join("latin1/P.java"), java(b"caf\xe9 cr\xe8me")).unwrap();
+    std::fs::write(dir.path().join("ascii/P.java"), java(b"cafe creme")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&[
+        "check",
+        "--format",
+        "json",
+        dir.path().to_str().unwrap(),
+    ]))
+    .unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 2, "{v}");
+    assert_eq!(findings[0]["column"], findings[1]["column"], "{v}");
+    assert_eq!(findings[0]["column"], 84, "{v}");
+}

@@ -43,6 +43,23 @@ pub fn java_line_ends(src: &[u8]) -> Cow<'_, [u8]> {
     }
 }
 
+/// The text of a file for showing and for counting columns, with its byte offsets kept: a byte
+/// that is not UTF-8 (a Latin-1 `é`) becomes one `?`, not a three-byte U+FFFD that would shift
+/// every span after it on its line.
+pub fn offset_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(t) => t.to_string(),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len());
+            for chunk in bytes.utf8_chunks() {
+                out.push_str(chunk.valid());
+                out.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+            }
+            out
+        }
+    }
+}
+
 /// [`java_line_ends`] for text.
 pub fn java_line_ends_str(text: &str) -> Cow<'_, str> {
     match java_line_ends(text.as_bytes()) {

@@ -349,7 +349,7 @@ pub fn apply(
             None => on_disk
                 .get(f.path.as_str())
                 .and_then(|p| std::fs::read(p).ok())
-                .map(|b| String::from_utf8_lossy(&b).into_owned()),
+                .map(|b| crate::java::offset_text(&b)),
         };
         if let Some(t) = text {
             out_texts.insert(f.path.clone(), t);
