@@ -672,11 +672,13 @@ impl Project {
         };
         match e.peel() {
             Expr::Str(s, _) => Some(s.clone()),
-            Expr::Lit(s, _) if s.bytes().all(|b| b.is_ascii_digit()) => Some(s.clone()),
             Expr::Binary(b) if b.op == "+" => {
-                let left = self.constant_at(c, &b.left, depth + 1)?;
-                let right = self.constant_at(c, &b.right, depth + 1)?;
-                Some(left + &right)
+                // A number is text only inside a concatenation (`KEY + "-" + 2`).
+                let part = |e: &Expr| match e.peel() {
+                    Expr::Lit(s, _) if s.bytes().all(|b| b.is_ascii_digit()) => Some(s.clone()),
+                    _ => self.constant_at(c, e, depth + 1),
+                };
+                Some(part(&b.left)? + &part(&b.right)?)
             }
             Expr::Name(n, _) => {
                 if let Some((k, f)) = self.field(c, n) {
