@@ -338,8 +338,10 @@ impl Cx<'_> {
             };
             self.key_sink(&t, here, self.sink_label(c), row, c);
         }
-        // Keys under a key name: headers, body fields.
-        if let Some(k) = named
+        // Keys under a key name: headers, body fields — not in a map that never leaves.
+        let unsent = matches!(c.recv.as_ref().map(Expr::peel),
+            Some(Expr::Name(n, _)) if self.unsent_maps.contains(n) && self.is_local(n));
+        if let Some(k) = named.filter(|_| !unsent)
             && let Some(t) = args.get(k.value_arg).cloned()
         {
             self.key_sink(&t, here, k.label(), k.row, c);

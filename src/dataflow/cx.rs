@@ -50,6 +50,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         param_runs: BTreeMap::new(),
         key_writes: Vec::new(),
         returned_calls: Vec::new(),
+        unsent_maps: super::unsent::unsent_maps(method),
         keyed_saved: false,
         conds: Vec::new(),
         assigned_params: HashSet::new(),
@@ -235,6 +236,9 @@ pub(super) struct Cx<'p> {
     /// returns: the call it returns and its receivers (a builder chain), in every arm of a
     /// ternary — not their arguments.
     pub(super) returned_calls: Vec<Span>,
+    /// Locals holding a map made in this method that never leaves it (filled and logged
+    /// only): an entry under a key name there reaches no request.
+    pub(super) unsent_maps: HashSet<String>,
     /// A value that went through a key sink is saved (`repository.save(record)`).
     pub(super) keyed_saved: bool,
     /// The tests on parameters that the code being interpreted runs under (see `conds`).

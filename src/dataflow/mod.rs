@@ -29,6 +29,7 @@ mod site;
 mod sql;
 mod summaries;
 mod sweeps;
+mod unsent;
 
 pub use conds::{Cond, Fact, Test};
 pub use cx::{MAX_STEPS, analyze};
