@@ -84,7 +84,49 @@ pub struct Project {
 }
 
 /// Keyed by interned names: the same few type names are asked in every file.
-type Resolved = HashMap<crate::java::ir::Name, Vec<(u32, TypeRef)>>;
+type Resolved = HashMap<crate::java::ir::Name, Memo>;
+
+/// A resolution as the memo keeps it: library and unresolved names interned (the same
+/// `java.util.List` in every file is one text), the first class it was asked from inline.
+struct Memo {
+    first: (u32, Kept),
+    more: Vec<(u32, Kept)>,
+}
+
+#[derive(Clone, Copy)]
+enum Kept {
+    Project(ClassRef),
+    External(crate::java::ir::Name),
+    Unknown(crate::java::ir::Name),
+}
+
+impl Kept {
+    fn of(t: &TypeRef) -> Kept {
+        use crate::java::ir::Name;
+        match t {
+            TypeRef::Project(c) => Kept::Project(*c),
+            TypeRef::External(s) => Kept::External(Name::new(s)),
+            TypeRef::Unknown(s) => Kept::Unknown(Name::new(s)),
+        }
+    }
+
+    fn get(self) -> TypeRef {
+        match self {
+            Kept::Project(c) => TypeRef::Project(c),
+            Kept::External(n) => TypeRef::External(n.to_string()),
+            Kept::Unknown(n) => TypeRef::Unknown(n.to_string()),
+        }
+    }
+}
+
+impl Memo {
+    fn find(&self, key: u32) -> Option<TypeRef> {
+        std::iter::once(&self.first)
+            .chain(&self.more)
+            .find(|(k, _)| *k == key)
+            .map(|(_, t)| t.get())
+    }
+}
 
 /// The simple name an import brings in (`java.util.List` → `List`).
 fn simple(i: &crate::java::ir::Import) -> &str {
@@ -445,20 +487,19 @@ impl Project {
         };
         let key = from.map_or(u32::MAX, |c| c as u32);
         let lock = || memo.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, t)) = lock()
-            .get(written)
-            .and_then(|v| v.iter().find(|(k, _)| *k == key))
-        {
-            return t.clone();
+        if let Some(t) = lock().get(written).and_then(|v| v.find(key)) {
+            return t;
         }
         let t = self.resolve_type_now(file, from, written);
         let mut m = lock();
-        let v = m.entry(crate::java::ir::Name::new(written)).or_default();
-        if !v.iter().any(|(k, _)| *k == key) {
-            // Most names are resolved from one class of the file: a first push would make
-            // room for four.
-            v.reserve_exact(1);
-            v.push((key, t.clone()));
+        match m.get_mut(written) {
+            None => {
+                let first = (key, Kept::of(&t));
+                let more = Vec::new();
+                m.insert(crate::java::ir::Name::new(written), Memo { first, more });
+            }
+            Some(v) if v.find(key).is_none() => v.more.push((key, Kept::of(&t))),
+            Some(_) => {}
         }
         t
     }
