@@ -825,7 +825,11 @@ fn a_retry_template_of_unresolved_type_is_one_region() {
     let findings = v["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 1, "{v}");
     let message = findings[0]["message"].as_str().unwrap();
-    assert_eq!(message.matches("RetryTemplate.execute callback").count(), 1, "{message}");
+    assert_eq!(
+        message.matches("RetryTemplate.execute callback").count(),
+        1,
+        "{message}"
+    );
 }
 
 #[test]

@@ -653,7 +653,11 @@ impl Catalogue {
                         .header_annotation
                         .iter()
                         .filter(|a| !a.templates.is_empty())
-                        .flat_map(|a| a.annotations.iter().map(|x| (x.clone(), a.templates.clone())))
+                        .flat_map(|a| {
+                            a.annotations
+                                .iter()
+                                .map(|x| (x.clone(), a.templates.clone()))
+                        })
                         .collect(),
                     annotations: k
                         .header_annotation

@@ -273,7 +273,9 @@ impl Cx<'_> {
             if !templates.iter().any(|x| self.project.type_is(&t, x)) {
                 continue;
             }
-            let Some(v) = annotation_value(a) else { continue };
+            let Some(v) = annotation_value(a) else {
+                continue;
+            };
             let lines = match v.peel() {
                 Expr::Op(xs, _) => xs.iter().collect(),
                 one => vec![one],
@@ -335,7 +337,8 @@ impl Cx<'_> {
                 for a in &p.annotations {
                     let t = self.resolve(&a.name);
                     let is = |h: &str| self.project.type_is(&t, h);
-                    let value = annotation_value(a).and_then(|v| self.project.constant(self.class, v));
+                    let value =
+                        annotation_value(a).and_then(|v| self.project.constant(self.class, v));
                     let templates = self.model.header_templates(&is);
                     // A template parameter is a key by its own name (`@Param("idempotencyKey")`,
                     // wherever the request uses it) or by the header it fills.
@@ -346,7 +349,9 @@ impl Cx<'_> {
                                     .templated_headers(&templates, v)
                                     .iter()
                                     .any(|h| self.model.is_key_header_name(h)))
-                    }) || self.model.is_key_header_param(&AnnotationUse { is: &is, value });
+                    }) || self
+                        .model
+                        .is_key_header_param(&AnnotationUse { is: &is, value });
                     if key {
                         self.out.summary.param_sinks.insert(
                             ParamPath::Whole(i),

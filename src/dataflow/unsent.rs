@@ -233,7 +233,10 @@ mod tests {
             given.put(\"idempotency_key\", \"k\");
             return;
         } }";
-        assert_eq!(unsent(src), vec!["details".to_string(), "given".to_string()]);
+        assert_eq!(
+            unsent(src),
+            vec!["details".to_string(), "given".to_string()]
+        );
     }
 
     #[test]

@@ -398,18 +398,20 @@ fn decode_regions(
     let regions = regions
         .into_iter()
         .map(
-            |(label, owner, loc, scheduler, parts, row, report_dead, entered, sends_at, refs)| Region {
-                label,
-                owner,
-                loc,
-                scheduler,
-                parts,
-                row,
-                dead: None,
-                report_dead,
-                entered,
-                sends_at,
-                deferred_refs: refs,
+            |(label, owner, loc, scheduler, parts, row, report_dead, entered, sends_at, refs)| {
+                Region {
+                    label,
+                    owner,
+                    loc,
+                    scheduler,
+                    parts,
+                    row,
+                    dead: None,
+                    report_dead,
+                    entered,
+                    sends_at,
+                    deferred_refs: refs,
+                }
             },
         )
         .collect();

@@ -43,9 +43,7 @@ pub(super) fn covers(cx: &Context, i: usize, m: MethodId, src: &flow::SourceSite
     reached()
         || r.parts.iter().any(|p| match p {
             Part::Whole(x) => *x == m,
-            Part::Scopes(x, roots) => {
-                *x == m && (within(roots, s) || deferred) && within(roots, t)
-            }
+            Part::Scopes(x, roots) => *x == m && (within(roots, s) || deferred) && within(roots, t),
         })
 }
 

@@ -723,7 +723,11 @@ impl Project {
             }
             Expr::Name(n, _) => {
                 if let Some((k, f)) = self.field(c, n) {
-                    return if f.modifiers.is_static { init(k, f) } else { None };
+                    return if f.modifiers.is_static {
+                        init(k, f)
+                    } else {
+                        None
+                    };
                 }
                 for imp in &self.files[c.0 as usize].facts.imports {
                     if imp.is_static

@@ -213,7 +213,10 @@ fn string_constants_built_by_concatenation_have_their_text() {
     let client = (1, 0);
     let value = |f: u32, c, n| p.constant(c, &field_init(&p, f, n));
     assert_eq!(value(1, client, "k").as_deref(), Some("X-Idempotency-Key"));
-    assert_eq!(value(1, client, "v").as_deref(), Some("X-Idempotency-Key-2"));
+    assert_eq!(
+        value(1, client, "v").as_deref(),
+        Some("X-Idempotency-Key-2")
+    );
     assert_eq!(value(1, client, "o").as_deref(), Some("X-Dedup-Key"));
     assert_eq!(value(2, (2, 0), "x"), None);
 }
