@@ -231,9 +231,19 @@ impl Model for Catalogue {
                 .constructor
                 .iter()
                 .filter(|row| row.classes.iter().any(|k| call.receiver_is(k)))
-                .map(|row| KeySink {
-                    arg: row.arg,
-                    row: &row.id,
+                .filter_map(|row| {
+                    let name = match row.name_arg {
+                        None => None,
+                        Some(i) => Some(
+                            call.arg_constant(i)
+                                .filter(|n| self.is_idempotency_header(n))?,
+                        ),
+                    };
+                    Some(KeySink {
+                        arg: row.arg,
+                        row: &row.id,
+                        name,
+                    })
                 })
                 .collect();
         }
@@ -244,6 +254,7 @@ impl Model for Catalogue {
             .map(|row| KeySink {
                 arg: row.arg,
                 row: &row.id,
+                name: None,
             })
             .collect()
     }

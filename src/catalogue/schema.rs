@@ -753,6 +753,10 @@ pub struct SinkConstructor {
     pub id: String,
     pub classes: Vec<String>,
     pub arg: usize,
+    /// The argument that names what `arg` is (`new BasicHeader(name, value)`): the row counts
+    /// only when it is a key name, written as a literal or a project constant.
+    #[serde(default)]
+    pub name_arg: Option<usize>,
 }
 
 /// Parameter names that make a parameter a key (compared lowercase, without `-` and `_`).

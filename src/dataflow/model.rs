@@ -90,10 +90,12 @@ pub struct SourceMatch<'m> {
 }
 
 /// An argument that is an idempotency key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeySink<'m> {
     pub arg: usize,
     pub row: &'m str,
+    /// The key name the call gives it (`new BasicHeader("Idempotency-Key", k)`), if any.
+    pub name: Option<String>,
 }
 
 /// What a named key is written into.

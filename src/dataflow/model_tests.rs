@@ -46,6 +46,7 @@ impl Model for TinyModel {
     fn key_sinks(&self, call: &dyn Site) -> Vec<KeySink<'_>> {
         if call.name() == "send" && call.form() != Form::New {
             vec![KeySink {
+                name: None,
                 arg: 0,
                 row: "tiny.send",
             }]

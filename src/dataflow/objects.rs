@@ -52,16 +52,19 @@ impl Cx<'_> {
             let label = format!("new {}()", n.ty);
             return self.fresh(kind, &row, n.span, n.scope, label, None);
         }
-        let sinks: Vec<(usize, String)> = self
+        let sinks: Vec<(usize, String, Option<String>)> = self
             .model
             .key_sinks(&site)
             .iter()
-            .map(|k| (k.arg, k.row.to_string()))
+            .map(|k| (k.arg, k.row.to_string(), k.name.clone()))
             .collect();
-        for (arg, row) in sinks {
+        for (arg, row, name) in sinks {
             if let Some(a) = args.get(arg) {
                 let a = a.clone();
-                let label = format!("argument {} of `new {}(…)`", arg + 1, n.ty);
+                let label = match name {
+                    Some(h) => format!("the `{h}` header of `new {}(…)`", n.ty),
+                    None => format!("argument {} of `new {}(…)`", arg + 1, n.ty),
+                };
                 self.effect(
                     EffectKind::KeySink,
                     n.span,
