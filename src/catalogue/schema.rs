@@ -252,6 +252,11 @@ pub struct InterceptorRegion {
     /// region.
     #[serde(default)]
     pub reads: Vec<String>,
+    /// A client registered in a method with one of these annotations and returned from it is
+    /// a bean (`@Bean RestTemplate payments()`): it is injected by its type into the fields of
+    /// the application's classes, whose calls send through it.
+    #[serde(default)]
+    pub injected_by: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

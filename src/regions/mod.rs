@@ -2,6 +2,7 @@
 //! reached from it.
 
 mod annotations;
+mod bean_clients;
 mod calls;
 mod enablers;
 mod failures;
@@ -22,6 +23,7 @@ mod swallowed;
 mod transactions;
 
 pub use annotations::annotation_regions;
+pub use bean_clients::bean_sends;
 pub use calls::call_regions;
 pub use enablers::FileNamedCalls;
 pub use function_beans::function_bean_regions;

@@ -51,7 +51,7 @@ pub fn call_registrations(project: &Project, cat: &Catalogue, id: MethodId) -> V
         .collect()
 }
 
-fn contains(outer: Span, inner: Span) -> bool {
+pub(super) fn contains(outer: Span, inner: Span) -> bool {
     outer.start <= inner.start && inner.end <= outer.end
 }
 
@@ -686,7 +686,7 @@ fn configuration_classes(
 
 /// Where a client built with a registration is kept: a field of a class, or a local of a method.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Holder {
+pub(super) enum Holder {
     Field(ClassRef, String),
     Local(MethodId, String),
 }
@@ -700,6 +700,7 @@ pub fn instance_sends(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<I
     let mut v = Registered {
         cat,
         found: Vec::new(),
+        beans_only: false,
     };
     walk(project, cat, id, &mut v);
     if v.found.is_empty() {
@@ -742,20 +743,23 @@ pub fn instance_sends(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<I
 /// Registration calls of any row: the names that register (the accessor, and the reads: no
 /// call of these sends a request that needs a key), the call's
 /// span, the name at the root of its receiver chain, the interceptor code.
-struct Registered<'c> {
-    cat: &'c Catalogue,
-    found: Vec<Registration>,
+pub(super) struct Registered<'c> {
+    pub(super) cat: &'c Catalogue,
+    pub(super) found: Vec<Registration>,
+    /// Only the rows whose clients are injected beans, in a method annotated as a bean of one.
+    pub(super) beans_only: bool,
 }
 
 /// A registration call: the names of the calls that do not send, its span, the root of its
 /// receiver chain, the interceptor code.
-type Registration = (Vec<String>, Span, Option<String>, Vec<Part>);
+pub(super) type Registration = (Vec<String>, Span, Option<String>, Vec<Part>);
 
 impl<'p> Visitor<'p> for Registered<'_> {
     fn call(&mut self, body: &Body<'p>, c: &'p Call, _recv_is_type: bool) {
         for row in &self.cat.regions.interceptor {
             if row.register.is_empty()
                 || !row.register.contains(&c.name)
+                || self.beans_only && !annotated_bean(body, &row.injected_by)
                 || !receiver_matches(body, row, c)
             {
                 continue;
@@ -772,6 +776,13 @@ impl<'p> Visitor<'p> for Registered<'_> {
     }
 }
 
+/// Is the walked method annotated with one of `annotations` (a bean method)?
+fn annotated_bean(body: &Body<'_>, annotations: &[String]) -> bool {
+    let class = body.project.class_of(body.id);
+    !annotations.is_empty()
+        && annotated_as(body.project, class, &body.method.annotations, annotations)
+}
+
 /// The variable a call chain starts from (`rest` in `this.rest.getInterceptors().add(i)`).
 pub(super) fn chain_root(c: &Call) -> Option<String> {
     let mut e = c.recv.as_ref()?;
@@ -786,7 +797,12 @@ pub(super) fn chain_root(c: &Call) -> Option<String> {
 }
 
 /// Where the client a registration call (at `call`, in method `id`) configures is kept.
-fn holders(project: &Project, id: MethodId, call: Span, root: Option<&str>) -> Vec<Holder> {
+pub(super) fn holders(
+    project: &Project,
+    id: MethodId,
+    call: Span,
+    root: Option<&str>,
+) -> Vec<Holder> {
     let class = project.class_of(id);
     let method = project.method(id);
     let local = |n: &str| {
@@ -866,12 +882,12 @@ fn holders(project: &Project, id: MethodId, call: Span, root: Option<&str>) -> V
 }
 
 /// The scopes of a method's calls on a client variable, other than its registrations.
-struct SendCalls<'a> {
-    var: &'a str,
-    field: bool,
-    skip: &'a [String],
+pub(super) struct SendCalls<'a> {
+    pub(super) var: &'a str,
+    pub(super) field: bool,
+    pub(super) skip: &'a [String],
     /// The scope and span of each send.
-    scopes: Vec<(ScopeId, Span)>,
+    pub(super) scopes: Vec<(ScopeId, Span)>,
 }
 
 impl<'p> Visitor<'p> for SendCalls<'_> {

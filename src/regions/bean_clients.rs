@@ -1,0 +1,172 @@
+//! Clients built by a bean method (SPEC 3.2): a `@Bean RestTemplate payments()` that registers
+//! an interceptor on the client it returns makes that interceptor run for every request sent
+//! through the bean, and the framework injects the bean by its type into the fields of the
+//! application's classes — by the field's name when the application declares several beans of
+//! that type. A call on such a field sends through the bean: a region that makes one enters the
+//! interceptor's code, as it does for a client kept in a field of its own class.
+
+use super::liveness::simple;
+use super::pipelines::collect_returns;
+use super::registration::{Holder, Registered, SendCalls, contains, holders};
+use super::{InstanceSend, Part};
+use crate::catalogue::Catalogue;
+use crate::java::ir::Expr;
+use crate::semantic::walk::walk;
+use crate::semantic::{ClassRef, MethodId, Project, TypeRef};
+
+/// A bean method's client: its type, the calls on it that send nothing that needs a key (the
+/// registrations, the reads), and the interceptor code registered on it.
+struct Bean {
+    method: MethodId,
+    ty: TypeRef,
+    /// The type's simple name, to compare with a field's as written.
+    simple: String,
+    skip: Vec<String>,
+    parts: Vec<Part>,
+}
+
+/// The calls that send through a bean client with interceptors, from the methods of the
+/// classes it is injected into, each with the interceptors' code.
+pub fn bean_sends(project: &Project, cat: &Catalogue) -> Vec<InstanceSend> {
+    let annotations: Vec<&str> = cat
+        .regions
+        .interceptor
+        .iter()
+        .flat_map(|r| r.injected_by.iter().map(|a| simple(a)))
+        .collect();
+    if annotations.is_empty() {
+        return Vec::new();
+    }
+    // Every bean method's type (a field's bean is told by name only where several have it), and
+    // the beans with interceptors registered on their clients.
+    let declared: Vec<(MethodId, TypeRef)> = project
+        .all_methods()
+        .filter(|id| {
+            let m = project.method(*id);
+            !m.ret.is_empty()
+                && m.has_body()
+                && m.annotations
+                    .iter()
+                    .any(|a| annotations.contains(&simple(&a.name)))
+        })
+        .map(|id| {
+            let class = project.class_of(id);
+            let ret = &project.method(id).ret;
+            (id, project.resolve_type(id.0, Some(class.1 as usize), ret))
+        })
+        .collect();
+    let beans: Vec<Bean> = declared
+        .iter()
+        .filter_map(|(id, ty)| bean(project, cat, *id, ty))
+        .collect();
+    if beans.is_empty() {
+        return Vec::new();
+    }
+    let mods = project.modules();
+    let mut out = Vec::new();
+    for (fi, f) in project.files.iter().enumerate() {
+        for (ci, c) in f.facts.classes.iter().enumerate() {
+            let k: ClassRef = (fi as u32, ci as u32);
+            for field in &c.fields {
+                if field.modifiers.is_static || !beans.iter().any(|b| b.simple == simple(&field.ty)) {
+                    continue;
+                }
+                let ty = project.resolve_type(k.0, Some(ci), &field.ty);
+                let seen = |m: MethodId| mods.sees(k.0, m.0) || mods.sees(m.0, k.0);
+                // Several beans of the type: the one the field is named after.
+                let several = declared
+                    .iter()
+                    .filter(|(m, t)| *t == ty && seen(*m))
+                    .nth(1)
+                    .is_some();
+                let chosen = beans.iter().filter(|b| {
+                    b.ty == ty
+                        && seen(b.method)
+                        && (!several || project.method(b.method).name == field.name)
+                });
+                for b in chosen {
+                    sends_on_field(project, cat, k, &field.name, b, &mut out);
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The client bean method `id` returns, when an interceptor is registered on it there.
+fn bean(project: &Project, cat: &Catalogue, id: MethodId, ty: &TypeRef) -> Option<Bean> {
+    let mut v = Registered {
+        cat,
+        found: Vec::new(),
+        beans_only: true,
+    };
+    walk(project, cat, id, &mut v);
+    if v.found.is_empty() {
+        return None;
+    }
+    let m = project.method(id);
+    let mut rets = Vec::new();
+    collect_returns(m.body()?, &mut rets);
+    let mut skip = Vec::new();
+    let mut parts = Vec::new();
+    for (names, call, root, p) in v.found {
+        // The registration is on the returned client: in the returned chain, or on the local
+        // the method returns.
+        let kept = holders(project, id, call, root.as_deref());
+        let returned = rets.iter().any(|e| {
+            contains(e.span(), call)
+                || matches!(e.peel(), Expr::Name(n, _) if kept.contains(&Holder::Local(id, n.to_string())))
+        });
+        if returned {
+            skip.extend(names);
+            parts.extend(p);
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    if matches!(ty, TypeRef::Unknown(_)) {
+        return None;
+    }
+    let ty = ty.clone();
+    parts.sort();
+    parts.dedup();
+    skip.sort();
+    skip.dedup();
+    let simple = match &ty {
+        TypeRef::Project(k) => project.class(*k).name.to_string(),
+        TypeRef::External(n) | TypeRef::Unknown(n) => simple(n).to_string(),
+    };
+    Some(Bean {
+        method: id,
+        ty,
+        simple,
+        skip,
+        parts,
+    })
+}
+
+/// The sends of bean `b` through field `field` of class `k`, from the methods of `k`.
+fn sends_on_field(
+    project: &Project,
+    cat: &Catalogue,
+    k: ClassRef,
+    field: &str,
+    b: &Bean,
+    out: &mut Vec<InstanceSend>,
+) {
+    for m in project.methods_of(k) {
+        let mut c = SendCalls {
+            var: field,
+            field: true,
+            skip: &b.skip,
+            scopes: Vec::new(),
+        };
+        walk(project, cat, *m, &mut c);
+        for (s, span) in c.scopes {
+            out.push((*m, s, span, b.parts.clone()));
+        }
+    }
+}
