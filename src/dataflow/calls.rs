@@ -393,10 +393,24 @@ impl Cx<'_> {
 
     /// A key sink of the model at a call: an effect here, and the flow of `t` into it.
     fn key_sink(&mut self, t: &Taint, here: &Loc, label: String, row: String, c: &Call) {
-        let row_write = c.recv.as_ref().is_some_and(|r| self.writes_entity(r));
-        // A key method on an entity writes a column of a row, not an option of a request.
+        let written = c.recv.as_ref().and_then(|r| self.written_class(r));
+        let row_write = written.is_some_and(|k| self.is_entity_class(k));
+        // A key method on an entity writes a column of a row, not an option of a request; on
+        // another project class, a field of the application's own request object.
         let label = if row_write && label.ends_with("(…)") {
             format!("the entity field set by `{label}`")
+        } else if let Some(k) = written.filter(|_| label.ends_with("(…)")) {
+            // A hand-written builder nested in its class builds that class.
+            let class = self.project.class(k);
+            let built = match class.outer {
+                Some(o) if class.name.ends_with("Builder") => self.project.class((k.0, o as u32)),
+                _ => class,
+            };
+            format!(
+                "the `{}` field of `{}`",
+                field_of_method(&c.name),
+                built.name
+            )
         } else {
             label
         };
@@ -500,6 +514,10 @@ impl Cx<'_> {
                     None => a.clone(),
                 };
                 let (label, row) = match s.param_sinks.get(p) {
+                    Some(sink) if sink.label.starts_with("the ") => (
+                        format!("{} in what `{}` returns", sink.label, c.name),
+                        sink.row.clone(),
+                    ),
                     Some(sink) => (
                         format!(
                             "the key set by `{}` in what `{}` returns",
@@ -804,4 +822,19 @@ pub(super) fn mutated_root(e: &Expr) -> &Expr {
         }
     }
     cur
+}
+
+/// The field a setter, wither or builder method writes: `setIdempotencyKey` and
+/// `withIdempotencyKey` write `idempotencyKey`; a builder method is named after its field.
+fn field_of_method(name: &str) -> String {
+    for prefix in ["set", "with"] {
+        if let Some(rest) = name.strip_prefix(prefix)
+            && rest.starts_with(|c: char| c.is_ascii_uppercase())
+        {
+            let mut out = rest[..1].to_ascii_lowercase();
+            out.push_str(&rest[1..]);
+            return out;
+        }
+    }
+    name.to_string()
 }

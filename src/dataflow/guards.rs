@@ -367,29 +367,33 @@ impl Cx<'_> {
         })
     }
 
-    /// Does a key method on `recv` write a field of a persistent entity: a setter on an entity
-    /// (`outbox.setIdempotencyKey(k)`), or a builder started from one (`Outbox.builder()
-    /// .idempotencyKey(k)`, `outbox.toBuilder()…`)? A transactional outbox (SPEC 7.4).
-    pub(super) fn writes_entity(&self, recv: &Expr) -> bool {
-        let entity = |t: Option<crate::semantic::TypeRef>| matches!(t, Some(crate::semantic::TypeRef::Project(k)) if self.is_entity_class(k));
-        if entity(self.type_of(recv)) {
-            return true;
+    /// The project class whose field a key method on `recv` writes (an entity's: a transactional
+    /// outbox, SPEC 7.4): a setter on an object of the class (`body.setIdempotencyKey(k)`), or a builder started from the class
+    /// (`TransferBody.builder()…idempotencyKey(k)`, `body.toBuilder()…`).
+    pub(super) fn written_class(&self, recv: &Expr) -> Option<crate::semantic::ClassRef> {
+        let project = |t: Option<crate::semantic::TypeRef>| match t {
+            Some(crate::semantic::TypeRef::Project(k)) => Some(k),
+            _ => None,
+        };
+        if let Some(k) = project(self.type_of(recv)) {
+            return Some(k);
         }
         let mut e = recv;
         for _ in 0..64 {
             match e.peel() {
                 Expr::Call(c) => match &c.recv {
                     Some(r) if self.is_type_name(r) => {
-                        return c.name == "builder" && entity(r.dotted().map(|d| self.resolve(&d)));
+                        return project(r.dotted().map(|d| self.resolve(&d)))
+                            .filter(|_| c.name == "builder");
                     }
-                    Some(r) if c.name == "toBuilder" => return entity(self.type_of(r)),
+                    Some(r) if c.name == "toBuilder" => return project(self.type_of(r)),
                     Some(r) => e = r,
-                    None => return false,
+                    None => return None,
                 },
-                _ => return false,
+                _ => return None,
             }
         }
-        false
+        None
     }
 }
 
