@@ -158,12 +158,13 @@ fn once_from(
                 if chain.contains(t) {
                     return false;
                 }
-                if super::in_transaction(project, cat, *t) {
+                // A call on `this` bypasses the proxy: the callee's transaction does not apply,
+                // and its code is followed like any other.
+                if super::in_transaction(project, cat, *t) && through_proxy(body, span) {
                     // A row written in the callee's own transaction is rolled back by a failure
                     // in it, and committed as the last thing the attempt can do.
                     // A checked exception leaves a Spring transaction committed: none is declared.
                     return sink.row
-                        && through_proxy(body, span)
                         && project.method(*t).throws.is_empty()
                         && commits_whole(project, cat, graph, *t);
                 }
