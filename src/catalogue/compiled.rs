@@ -202,6 +202,8 @@ pub struct SinkHeaders {
     pub setter_rows: HashMap<String, String>,
     pub names: KeyNames,
     pub annotations: Vec<String>,
+    /// Annotations that name a field of a serialised body (`@JsonProperty`), with their rows.
+    pub body_annotations: Vec<(String, String)>,
     /// (parameter annotation, the annotations holding the header templates it fills).
     pub templated: Vec<(String, Vec<String>)>,
     pub containers: Vec<KeyContainer>,
@@ -659,10 +661,16 @@ impl Catalogue {
                                 .map(|x| (x.clone(), a.templates.clone()))
                         })
                         .collect(),
+                    body_annotations: k
+                        .header_annotation
+                        .iter()
+                        .filter(|a| a.body)
+                        .flat_map(|a| a.annotations.iter().map(|x| (x.clone(), a.id.clone())))
+                        .collect(),
                     annotations: k
                         .header_annotation
                         .into_iter()
-                        .filter(|a| a.templates.is_empty())
+                        .filter(|a| a.templates.is_empty() && !a.body)
                         .flat_map(|a| a.annotations)
                         .collect(),
                 },

@@ -316,6 +316,20 @@ impl Model for Catalogue {
                 .is_some_and(|h| self.is_idempotency_header(h))
     }
 
+    fn key_body_field(&self, annotation: &AnnotationUse<'_>) -> Option<String> {
+        let (_, row) = self
+            .sinks
+            .headers
+            .body_annotations
+            .iter()
+            .find(|(a, _)| (annotation.is)(a))?;
+        annotation
+            .value
+            .as_deref()
+            .is_some_and(|h| self.is_idempotency_header(h))
+            .then(|| row.clone())
+    }
+
     fn header_templates(&self, annotation_is: &dyn Fn(&str) -> bool) -> Vec<String> {
         self.sinks
             .headers

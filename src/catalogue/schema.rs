@@ -750,6 +750,11 @@ pub struct Annotations {
     /// template names is the parameter's header, not the annotation's value.
     #[serde(default)]
     pub templates: Vec<String>,
+    /// The annotation names a field of a serialised body (`@JsonProperty("idempotency_key")`),
+    /// not a header: a record component, a constructor parameter or a field of the
+    /// application's classes it names with a key name is a body field under that key.
+    #[serde(default)]
+    pub body: bool,
 }
 
 #[derive(Debug, Deserialize)]

@@ -346,6 +346,15 @@ impl Cx<'_> {
         {
             self.key_sink(&t, here, k.label(), k.row, c);
         }
+        // A field of the application's own class that its annotation names as a body field
+        // with a key name (`@JsonProperty("idempotency_key") private String reference;`),
+        // written by a setter or builder method the class does not write itself (Lombok's).
+        if let [t] = args
+            && let Some((field, row, class)) = self.body_key_written(c)
+        {
+            let label = format!("the body field `{field}` of `{class}`");
+            self.key_sink(t, here, label, row, c);
+        }
         self.note_sends(c, recv_t, args);
         // Durable stores (`ctx.setAttribute("key", v)`).
         if let Some(StoreAccess::Write {
@@ -824,9 +833,32 @@ pub(super) fn mutated_root(e: &Expr) -> &Expr {
     cur
 }
 
+impl Cx<'_> {
+    /// The key name, row and class name when call `c` writes a field of a project class that
+    /// an annotation of the field names as a body field with a key name.
+    fn body_key_written(&self, c: &Call) -> Option<(String, String, String)> {
+        let k = self.written_class(c.recv.as_ref()?)?;
+        let class = self.project.class(k);
+        // A hand-written builder nested in its class writes the class's fields.
+        let built = match class.outer {
+            Some(o) if class.name.ends_with("Builder") => (k.0, o as u32),
+            _ => k,
+        };
+        // A method the class writes itself is a project call: its parameter is the sink.
+        if !self.project.methods_named(k, &c.name).is_empty() {
+            return None;
+        }
+        let (owner, f) = self.project.field(built, &field_of_method(&c.name))?;
+        f.named.iter().find_map(|(a, v)| {
+            let (name, row) = self.body_field_named(owner, a, Some(v.to_string()))?;
+            Some((name, row, self.project.class(built).name.to_string()))
+        })
+    }
+}
+
 /// The field a setter, wither or builder method writes: `setIdempotencyKey` and
 /// `withIdempotencyKey` write `idempotencyKey`; a builder method is named after its field.
-fn field_of_method(name: &str) -> String {
+pub(super) fn field_of_method(name: &str) -> String {
     for prefix in ["set", "with"] {
         if let Some(rest) = name.strip_prefix(prefix)
             && rest.starts_with(|c: char| c.is_ascii_uppercase())

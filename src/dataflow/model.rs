@@ -233,6 +233,9 @@ pub trait Model: Factories + Sync {
     /// Is a parameter a key by its header annotation (`@RequestHeader("Idempotency-Key")`)? The
     /// annotation's value is given as its constant value.
     fn is_key_header_param(&self, annotation: &AnnotationUse<'_>) -> bool;
+    /// The row, when the annotation names a field of a serialised body with a key name
+    /// (`@JsonProperty("idempotency_key")`). The value is given as its constant value.
+    fn key_body_field(&self, annotation: &AnnotationUse<'_>) -> Option<String>;
     /// The annotations holding header templates (`@Headers("Idempotency-Key: {key}")`) that a
     /// parameter annotation of this kind fills by its value; empty for any other annotation.
     fn header_templates(&self, annotation_is: &dyn Fn(&str) -> bool) -> Vec<String>;

@@ -69,6 +69,9 @@ impl Model for TinyModel {
     fn is_key_header_param(&self, _: &AnnotationUse<'_>) -> bool {
         false
     }
+    fn key_body_field(&self, _: &AnnotationUse<'_>) -> Option<String> {
+        None
+    }
     fn header_templates(&self, _: &dyn Fn(&str) -> bool) -> Vec<String> {
         Vec::new()
     }

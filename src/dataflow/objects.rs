@@ -336,6 +336,39 @@ impl Cx<'_> {
                 );
                 continue;
             }
+            // A record component or a constructor parameter named as a body field with a key
+            // name (`@JsonProperty("idempotency_key") String reference`), or the one parameter
+            // of a setter or builder method of a field so named.
+            let written = (m.params.len() == 1)
+                .then(|| {
+                    self.project
+                        .field(self.class, &super::calls::field_of_method(&m.name))
+                })
+                .flatten()
+                .filter(|(k, _)| *k == self.class)
+                .and_then(|(k, f)| {
+                    f.named
+                        .iter()
+                        .find_map(|(a, v)| self.body_field_named(k, a, Some(v.to_string())))
+                });
+            if let Some((field, row)) = self.key_body_field(&p.annotations).or(written) {
+                self.out.summary.param_sinks.insert(
+                    ParamPath::Whole(i),
+                    SinkRef {
+                        loc: loc.clone(),
+                        label: format!(
+                            "the body field `{field}` of `{}`",
+                            self.project.class(self.class).name
+                        ),
+                        at_argument: true,
+                        row,
+                        row_write,
+                        when: Vec::new(),
+                        after_saves: BTreeMap::new(),
+                    },
+                );
+                continue;
+            }
             if m.modifiers.is_abstract {
                 for a in &p.annotations {
                     let t = self.resolve(&a.name);
@@ -376,6 +409,37 @@ impl Cx<'_> {
 }
 
 impl Cx<'_> {
+    /// The key name a body-field annotation among `annotations` gives (`@JsonProperty
+    /// ("idempotency_key")`), if one does, and its row.
+    pub(super) fn key_body_field(
+        &self,
+        annotations: &[crate::java::ir::Annotation],
+    ) -> Option<(String, String)> {
+        annotations.iter().find_map(|a| {
+            let value = annotation_value(a).and_then(|v| self.project.constant(self.class, v));
+            self.body_field_named(self.class, &a.name, value)
+        })
+    }
+
+    /// The key name and row when annotation `name` (written in class `class`) with value
+    /// `value` names a body field with a key name.
+    pub(super) fn body_field_named(
+        &self,
+        class: crate::semantic::ClassRef,
+        name: &str,
+        value: Option<String>,
+    ) -> Option<(String, String)> {
+        let t = self
+            .project
+            .resolve_type(class.0, Some(class.1 as usize), name);
+        let is = |h: &str| self.project.type_is(&t, h);
+        let row = self.model.key_body_field(&AnnotationUse {
+            is: &is,
+            value: value.clone(),
+        })?;
+        Some((value?, row))
+    }
+
     /// Is parameter `p` of this (query) method stored only into a new row by the SQL of one of
     /// its annotations (`@Query(value = "insert … on conflict (…) do update set status = …")`),
     /// bound by its own name or by the name an annotation of it gives (`@Param("key")`)?

@@ -427,6 +427,29 @@ pub struct Field {
     pub init: Option<Expr>,
     pub modifiers: Modifiers,
     pub span: Span,
+    /// The names the field's annotations give it: (annotation as written, the string its
+    /// value element holds), for each annotation whose value is a string literal
+    /// (`@JsonProperty("idempotency_key")`). A record component's are its parameter's.
+    pub named: Box<[(Name, Name)]>,
+}
+
+impl Field {
+    /// The named annotations of `annotations` ([`Field::named`]).
+    pub fn names_of(annotations: &[Annotation]) -> Box<[(Name, Name)]> {
+        annotations
+            .iter()
+            .filter_map(|a| {
+                let (_, v) = a
+                    .args
+                    .iter()
+                    .find(|(k, _)| k.is_none() || k.as_deref() == Some("value"))?;
+                match v {
+                    Expr::Str(s, _) => Some((a.name, Name::new(s))),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

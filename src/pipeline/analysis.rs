@@ -64,9 +64,9 @@ pub(crate) fn find(
     });
     sends.by_call = instance_sends;
     // Clients built by bean methods send through the fields they are injected into.
-    sends
-        .by_call
-        .extend(crate::phase("bean clients", || regions::bean_sends(project, cat)));
+    sends.by_call.extend(crate::phase("bean clients", || {
+        regions::bean_sends(project, cat)
+    }));
     // A functional value called where it is held runs the lambdas stored into it: a region
     // that makes the call enters them as it enters a client's interceptors.
     // A call on a functional parameter counts only for a region written in its method.

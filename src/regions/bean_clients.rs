@@ -68,7 +68,8 @@ pub fn bean_sends(project: &Project, cat: &Catalogue) -> Vec<InstanceSend> {
         for (ci, c) in f.facts.classes.iter().enumerate() {
             let k: ClassRef = (fi as u32, ci as u32);
             for field in &c.fields {
-                if field.modifiers.is_static || !beans.iter().any(|b| b.simple == simple(&field.ty)) {
+                if field.modifiers.is_static || !beans.iter().any(|b| b.simple == simple(&field.ty))
+                {
                     continue;
                 }
                 let ty = project.resolve_type(k.0, Some(ci), &field.ty);

@@ -165,13 +165,14 @@ impl<'a> Lowerer<'a> {
                 self.facts.classes[idx].fields.push(Field {
                     name: p.name,
                     ty: p.ty,
-                    generic: p.generic,
+                    generic: p.generic.clone(),
                     init: None,
                     modifiers: Modifiers {
                         is_final: true,
                         ..Default::default()
                     },
                     span: span_of(params),
+                    named: Field::names_of(&p.annotations),
                 });
             }
             let name = self.facts.classes[idx].name;
@@ -277,7 +278,8 @@ impl<'a> Lowerer<'a> {
             init_block.push(Stmt::Block(b));
             return;
         }
-        let (mut modifiers, _) = self.modifiers(m);
+        let (mut modifiers, annotations) = self.modifiers(m);
+        let named = Field::names_of(&annotations);
         if self.facts.classes[class].kind == ClassKind::Interface {
             // Interface fields are constants.
             modifiers.is_static = true;
@@ -307,6 +309,7 @@ impl<'a> Lowerer<'a> {
                 init,
                 modifiers: modifiers.clone(),
                 span: span_of(d),
+                named: named.clone(),
             });
         }
     }
