@@ -11,8 +11,10 @@ use super::registration::{Holder, Registered, SendCalls, contains, holders};
 use super::{InstanceSend, Part};
 use crate::catalogue::Catalogue;
 use crate::java::ir::Expr;
+use crate::java::name::Name;
 use crate::semantic::walk::walk;
 use crate::semantic::{ClassRef, MethodId, Project, TypeRef};
+use std::collections::BTreeMap;
 
 /// A bean method's client: its type, the calls on it that send nothing that needs a key (the
 /// registrations, the reads), and the interceptor code registered on it.
@@ -26,8 +28,49 @@ struct Bean {
 }
 
 /// The calls that send through a bean client with interceptors, from the methods of the
-/// classes it is injected into, each with the interceptors' code.
-pub fn bean_sends(project: &Project, cat: &Catalogue) -> Vec<InstanceSend> {
+/// classes it is injected into, each with the interceptors' code. The methods are walked a
+/// batch at a time ([`Project::map_in_batches`]): their bodies are given back after each.
+pub fn bean_sends(project: &mut Project, cat: &Catalogue) -> Vec<InstanceSend> {
+    let (beans, fields) = injected_fields(project, cat);
+    if fields.is_empty() {
+        return Vec::new();
+    }
+    let mut by_method: BTreeMap<MethodId, Vec<(Name, usize)>> = BTreeMap::new();
+    for (k, field, b) in fields {
+        for m in project.methods_of(k) {
+            by_method.entry(*m).or_default().push((field, b));
+        }
+    }
+    let ids: Vec<MethodId> = by_method.keys().copied().collect();
+    let found = project.map_in_batches(&ids, |p, m| {
+        let mut out = Vec::new();
+        for (field, b) in &by_method[&m] {
+            let bean = &beans[*b];
+            let mut c = SendCalls {
+                var: field,
+                field: true,
+                skip: &bean.skip,
+                scopes: Vec::new(),
+            };
+            walk(p, cat, m, &mut c);
+            for (s, span) in c.scopes {
+                out.push((m, s, span, bean.parts.clone()));
+            }
+        }
+        out
+    });
+    let mut out: Vec<InstanceSend> = found.into_iter().flatten().collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The beans whose clients have interceptors, and the fields each is injected into: (class,
+/// field, the bean's index).
+fn injected_fields(
+    project: &Project,
+    cat: &Catalogue,
+) -> (Vec<Bean>, Vec<(ClassRef, Name, usize)>) {
     let annotations: Vec<&str> = cat
         .regions
         .interceptor
@@ -35,7 +78,7 @@ pub fn bean_sends(project: &Project, cat: &Catalogue) -> Vec<InstanceSend> {
         .flat_map(|r| r.injected_by.iter().map(|a| simple(a)))
         .collect();
     if annotations.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     // Every bean method's type (a field's bean is told by name only where several have it), and
     // the beans with interceptors registered on their clients.
@@ -59,11 +102,11 @@ pub fn bean_sends(project: &Project, cat: &Catalogue) -> Vec<InstanceSend> {
         .iter()
         .filter_map(|(id, ty)| bean(project, cat, *id, ty))
         .collect();
+    let mut out = Vec::new();
     if beans.is_empty() {
-        return Vec::new();
+        return (beans, out);
     }
     let mods = project.modules();
-    let mut out = Vec::new();
     for (fi, f) in project.files.iter().enumerate() {
         for (ci, c) in f.facts.classes.iter().enumerate() {
             let k: ClassRef = (fi as u32, ci as u32);
@@ -80,20 +123,18 @@ pub fn bean_sends(project: &Project, cat: &Catalogue) -> Vec<InstanceSend> {
                     .filter(|(m, t)| *t == ty && seen(*m))
                     .nth(1)
                     .is_some();
-                let chosen = beans.iter().filter(|b| {
-                    b.ty == ty
+                for (i, b) in beans.iter().enumerate() {
+                    if b.ty == ty
                         && seen(b.method)
                         && (!several || project.method(b.method).name == field.name)
-                });
-                for b in chosen {
-                    sends_on_field(project, cat, k, &field.name, b, &mut out);
+                    {
+                        out.push((k, field.name, i));
+                    }
                 }
             }
         }
     }
-    out.sort();
-    out.dedup();
-    out
+    (beans, out)
 }
 
 /// The client bean method `id` returns, when an interceptor is registered on it there.
@@ -147,27 +188,4 @@ fn bean(project: &Project, cat: &Catalogue, id: MethodId, ty: &TypeRef) -> Optio
         skip,
         parts,
     })
-}
-
-/// The sends of bean `b` through field `field` of class `k`, from the methods of `k`.
-fn sends_on_field(
-    project: &Project,
-    cat: &Catalogue,
-    k: ClassRef,
-    field: &str,
-    b: &Bean,
-    out: &mut Vec<InstanceSend>,
-) {
-    for m in project.methods_of(k) {
-        let mut c = SendCalls {
-            var: field,
-            field: true,
-            skip: &b.skip,
-            scopes: Vec::new(),
-        };
-        walk(project, cat, *m, &mut c);
-        for (s, span) in c.scopes {
-            out.push((*m, s, span, b.parts.clone()));
-        }
-    }
 }
