@@ -165,7 +165,7 @@ impl<'a> Lowerer<'a> {
                 self.facts.classes[idx].fields.push(Field {
                     name: p.name,
                     ty: p.ty,
-                    generic: p.generic.clone(),
+                    generic: p.generic,
                     init: None,
                     modifiers: Modifiers {
                         is_final: true,
