@@ -301,6 +301,11 @@ pub struct BeanClients {
 pub struct AnnotationRegion {
     pub id: String,
     pub annotations: Vec<String>,
+    /// Those of `annotations` the framework also finds on an annotation of the application
+    /// (a composed annotation: `@interface RetryablePayment` annotated `@Retryable`), which
+    /// then makes the methods it annotates regions.
+    #[serde(default)]
+    pub composable: Vec<String>,
     pub label: String,
     #[serde(default)]
     pub class_level: bool,

@@ -4,9 +4,9 @@ use super::enablers::{Enablers, NamedCallsOf};
 use super::liveness::dead_reason;
 use super::pipelines::returned_upstream;
 use super::{Part, Region};
-use crate::catalogue::Catalogue;
-use crate::java::ir::Annotation;
-use crate::semantic::{Loc, MethodId, Project};
+use crate::catalogue::{AnnotationRegion, Catalogue};
+use crate::java::ir::{Annotation, ClassKind};
+use crate::semantic::{Loc, MethodId, Project, TypeRef};
 
 /// Regions made by annotations on methods and classes.
 /// Only methods for which `wanted` holds are looked at; `callers_known` holds for those whose
@@ -31,6 +31,7 @@ pub fn annotation_regions(
                 .annotation
                 .iter()
                 .find(|r| r.annotations.iter().any(|x| project.type_is(&t, x)))
+                .or_else(|| composed(project, cat, &t))
         };
         let matches = |a: &Annotation| matches_in(class, a);
         let mut hit = None;
@@ -127,6 +128,30 @@ pub fn annotation_regions(
             }
         })
         .collect()
+}
+
+/// The row of a composed annotation: a project annotation type annotated with one of a row's
+/// `composable` annotations (one level: a composed annotation of a composed one is not
+/// followed).
+fn composed<'c>(
+    project: &Project,
+    cat: &'c Catalogue,
+    t: &TypeRef,
+) -> Option<&'c AnnotationRegion> {
+    let TypeRef::Project(k) = t else {
+        return None;
+    };
+    let c = project.class(*k);
+    if c.kind != ClassKind::Annotation {
+        return None;
+    }
+    c.annotations.iter().find_map(|a| {
+        let t = project.resolve_type(k.0, Some(k.1 as usize), &a.name);
+        cat.regions
+            .annotation
+            .iter()
+            .find(|r| r.composable.iter().any(|x| project.type_is(&t, x)))
+    })
 }
 
 /// The bean names an annotation attribute gives: a string, or an array of strings.
