@@ -40,13 +40,16 @@ pub fn reports(project: &Project, cat: &Catalogue, id: MethodId, n: Node<'_>) ->
 }
 
 /// Is `e` itself a value of one of the catalogue's item failure types being made: a
-/// constructor call (`new SQSBatchResponse.BatchItemFailure(id)`), or a builder chain from the
+/// constructor call (`new SQSBatchResponse.BatchItemFailure(id)`) or reference
+/// (`SQSBatchResponse.BatchItemFailure::new`), or a builder chain from the
 /// type's static `builder()` through `with…` setters to `build()`? `Some(read)` as in
 /// [`reports`]; `None` for anything else, a call that merely contains one included.
 pub fn makes(project: &Project, cat: &Catalogue, id: MethodId, e: &Expr) -> Option<bool> {
     let rows = &cat.regions.item_failures;
     let written = match e {
         Expr::New(x) => x.ty.clone(),
+        // A constructor reference (`.map(SQSBatchResponse.BatchItemFailure::new)`).
+        Expr::MethodRef(r) if r.name == "new" => r.recv.dotted()?,
         Expr::Call(_) => {
             let mut at = e;
             loop {

@@ -437,6 +437,10 @@ impl Judge<'_> {
                     && item_failures::makes(self.project, self.cat, self.id, &c.args[0])
                         == Some(false)
             }
+            // The same through a stream of the local list of items
+            // (`msgs.stream().map(SQSMessage::getMessageId).map(BatchItemFailure::new)
+            // .forEach(failures::add)`).
+            Stmt::Expr(Expr::Call(c)) if c.name == "forEach" => self.streams_ignored_failures(c),
             Stmt::Local { init, .. } => init.as_ref().is_none_or(|e| self.cannot_fail(e)),
             Stmt::Expr(Expr::Call(c)) if logs(c) => c.args.iter().all(|a| self.cannot_fail(a)),
             Stmt::Expr(Expr::Assign(a)) => {
@@ -505,12 +509,37 @@ impl Judge<'_> {
             Expr::Ternary(a, b, c, _) => {
                 self.cannot_fail(a) && self.cannot_fail(b) && self.cannot_fail(c)
             }
-            Expr::Call(c) => self.accessor(c) || empty_collection(c) || self.report(e),
+            Expr::Call(c) => {
+                self.accessor(c) || empty_collection(c) || self.report(e) || self.clock_read(c)
+            }
             Expr::New(x) => {
                 x.anon.is_empty() && x.args.iter().all(|a| self.cannot_fail(a)) && self.report(e)
             }
             _ => false,
         }
+    }
+
+    /// Is `c` a read of the JDK's clock, which cannot fail: `now()` with no argument on a
+    /// `java.time` type (`Instant.now()`), `System.currentTimeMillis()`, `System.nanoTime()`?
+    fn clock_read(&self, c: &Call) -> bool {
+        let Some(ty) = c
+            .args
+            .is_empty()
+            .then(|| c.recv.as_ref()?.dotted())
+            .flatten()
+        else {
+            return false;
+        };
+        let class = self.project.class_of(self.id);
+        let t = self
+            .project
+            .resolve_type(self.id.0, Some(class.1 as usize), &ty);
+        let crate::semantic::TypeRef::External(name) = &t else {
+            return false;
+        };
+        (c.name == "now" && name.starts_with("java.time."))
+            || (name == "java.lang.System"
+                && matches!(c.name.as_str(), "currentTimeMillis" | "nanoTime"))
     }
 
     /// Is `e` a partial batch response or an item failure (see [`item_failures`]) made by a
@@ -532,6 +561,42 @@ impl Judge<'_> {
     }
 
     /// Is `e` a local variable or parameter of the method?
+    /// Is `c` a `forEach(failures::add)` on a stream of a local collection whose links only map
+    /// method references, one of them making item failures the platform ignores?
+    fn streams_ignored_failures(&self, c: &Call) -> bool {
+        let [Expr::MethodRef(add)] = c.args.as_slice() else {
+            return false;
+        };
+        if add.name != "add" || !self.local(&add.recv) {
+            return false;
+        }
+        let mut ignored = false;
+        let mut at = c.recv.as_ref();
+        while let Some(e) = at {
+            match e.peel() {
+                Expr::Call(x) if x.name == "map" || x.name == "filter" => {
+                    let [arg] = x.args.as_slice() else {
+                        return false;
+                    };
+                    if !matches!(arg, Expr::MethodRef(_)) {
+                        return false;
+                    }
+                    match item_failures::makes(self.project, self.cat, self.id, arg) {
+                        Some(false) => ignored = true,
+                        Some(true) => return false,
+                        None => {}
+                    }
+                    at = x.recv.as_ref();
+                }
+                Expr::Call(x) if x.name == "stream" && x.args.is_empty() => {
+                    return ignored && x.recv.as_ref().is_some_and(|r| self.local(r));
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+
     fn local(&self, e: &Expr) -> bool {
         matches!(e, Expr::Name(n, _) if self.vars.contains_key(n))
     }
