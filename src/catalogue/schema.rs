@@ -257,6 +257,11 @@ pub struct InterceptorRegion {
     /// the application's classes, whose calls send through it.
     #[serde(default)]
     pub injected_by: Vec<String>,
+    /// Annotations that name the bean a field or constructor parameter wants where several
+    /// beans have its type (`@Qualifier("pspRestTemplate")`); else the parameter's or the
+    /// field's name does.
+    #[serde(default)]
+    pub qualified_by: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

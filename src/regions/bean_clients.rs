@@ -10,7 +10,7 @@ use super::pipelines::collect_returns;
 use super::registration::{Holder, Registered, SendCalls, contains, holders};
 use super::{InstanceSend, Part};
 use crate::catalogue::Catalogue;
-use crate::java::ir::Expr;
+use crate::java::ir::{Expr, Stmt};
 use crate::java::name::Name;
 use crate::semantic::walk::walk;
 use crate::semantic::{ClassRef, MethodId, Project, TypeRef};
@@ -106,6 +106,12 @@ fn injected_fields(
     if beans.is_empty() {
         return (beans, out);
     }
+    let qualifiers: Vec<&str> = cat
+        .regions
+        .interceptor
+        .iter()
+        .flat_map(|r| r.qualified_by.iter().map(String::as_str))
+        .collect();
     let mods = project.modules();
     for (fi, f) in project.files.iter().enumerate() {
         for (ci, c) in f.facts.classes.iter().enumerate() {
@@ -123,10 +129,18 @@ fn injected_fields(
                     .filter(|(m, t)| *t == ty && seen(*m))
                     .nth(1)
                     .is_some();
+                let wanted = if several {
+                    injected_names(project, &qualifiers, k, field)
+                } else {
+                    Vec::new()
+                };
                 for (i, b) in beans.iter().enumerate() {
                     if b.ty == ty
                         && seen(b.method)
-                        && (!several || project.method(b.method).name == field.name)
+                        && (!several
+                            || bean_names(project, &annotations, &qualifiers, b.method)
+                                .iter()
+                                .any(|n| wanted.contains(n)))
                     {
                         out.push((k, field.name, i));
                     }
@@ -135,6 +149,100 @@ fn injected_fields(
         }
     }
     (beans, out)
+}
+
+/// The names a bean method gives its bean: its qualifier or the value of its bean annotation
+/// (`@Bean("psp")`, `@Bean(name = "psp")`), and its own name.
+fn bean_names(
+    project: &Project,
+    annotations: &[&str],
+    qualifiers: &[&str],
+    id: MethodId,
+) -> Vec<String> {
+    let m = project.method(id);
+    let class = project.class_of(id);
+    let naming = |written: &str| {
+        annotations.contains(&simple(written)) || {
+            let t = project.resolve_type(id.0, Some(class.1 as usize), written);
+            qualifiers.iter().any(|q| project.type_is(&t, q))
+        }
+    };
+    let mut out: Vec<String> = m
+        .annotations
+        .iter()
+        .filter(|a| naming(&a.name))
+        .flat_map(|a| {
+            a.args
+                .iter()
+                .filter(|(k, _)| k.is_none() || matches!(k.as_deref(), Some("value" | "name")))
+        })
+        .filter_map(|(_, v)| match v {
+            Expr::Str(s, _) => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    out.push(m.name.to_string());
+    out
+}
+
+/// The bean names a field asks for where several beans have its type: its qualifier
+/// (`@Qualifier("psp")` on the field, or on the constructor parameter assigned to it), else the
+/// name of that parameter, else its own name.
+fn injected_names(
+    project: &Project,
+    qualifiers: &[&str],
+    k: ClassRef,
+    field: &crate::java::ir::Field,
+) -> Vec<String> {
+    let is_qualifier = |written: &str| {
+        let t = project.resolve_type(k.0, Some(k.1 as usize), written);
+        qualifiers.iter().any(|q| project.type_is(&t, q))
+    };
+    if let Some((_, v)) = field.named.iter().find(|(a, _)| is_qualifier(a)) {
+        return vec![v.to_string()];
+    }
+    let mut out = Vec::new();
+    for m in project.methods_of(k) {
+        let ctor = project.method(*m);
+        if !ctor.is_ctor {
+            continue;
+        }
+        let Some(body) = ctor.peek_body() else {
+            continue;
+        };
+        for st in body.iter() {
+            let Stmt::Expr(Expr::Assign(a)) = st else {
+                continue;
+            };
+            let target = match a.target.peel() {
+                Expr::Field(r, n, _) if matches!(r.peel(), Expr::This(_)) => n.as_str(),
+                Expr::Name(n, _) => n.as_str(),
+                _ => continue,
+            };
+            let Expr::Name(from, _) = a.value.peel() else {
+                continue;
+            };
+            if target != field.name.as_str() {
+                continue;
+            }
+            let Some(p) = ctor.params.iter().find(|p| p.name == from.as_str()) else {
+                continue;
+            };
+            for q in &p.annotations {
+                if is_qualifier(&q.name)
+                    && let Some((_, Expr::Str(v, _))) = q
+                        .args
+                        .iter()
+                        .find(|(k, _)| k.is_none() || k.as_deref() == Some("value"))
+                {
+                    return vec![v.clone()];
+                }
+            }
+            out.push(p.name.to_string());
+        }
+    }
+    out.push(field.name.to_string());
+    out
 }
 
 /// The client bean method `id` returns, when an interceptor is registered on it there.
