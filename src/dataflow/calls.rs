@@ -849,10 +849,13 @@ impl Cx<'_> {
             return None;
         }
         let (owner, f) = self.project.field(built, &field_of_method(&c.name))?;
-        f.named.iter().find_map(|(a, v)| {
-            let (name, row) = self.body_field_named(owner, a, Some(v.to_string()))?;
-            Some((name, row, self.project.class(built).name.to_string()))
-        })
+        self.project
+            .class(owner)
+            .field_named(&f.name)
+            .find_map(|(a, v)| {
+                let (name, row) = self.body_field_named(owner, &a, Some(v.to_string()))?;
+                Some((name, row, self.project.class(built).name.to_string()))
+            })
     }
 }
 

@@ -347,9 +347,10 @@ impl Cx<'_> {
                 .flatten()
                 .filter(|(k, _)| *k == self.class)
                 .and_then(|(k, f)| {
-                    f.named
-                        .iter()
-                        .find_map(|(a, v)| self.body_field_named(k, a, Some(v.to_string())))
+                    self.project
+                        .class(k)
+                        .field_named(&f.name)
+                        .find_map(|(a, v)| self.body_field_named(k, &a, Some(v.to_string())))
                 });
             if let Some((field, row)) = self.key_body_field(&p.annotations).or(written) {
                 self.out.summary.param_sinks.insert(

@@ -427,29 +427,29 @@ pub struct Field {
     pub init: Option<Expr>,
     pub modifiers: Modifiers,
     pub span: Span,
-    /// The names the field's annotations give it: (annotation as written, the string its
-    /// value element holds), for each annotation whose value is a string literal
-    /// (`@JsonProperty("idempotency_key")`). A record component's are its parameter's.
-    pub named: Box<[(Name, Name)]>,
 }
 
-impl Field {
-    /// The named annotations of `annotations` ([`Field::named`]).
-    pub fn names_of(annotations: &[Annotation]) -> Box<[(Name, Name)]> {
-        annotations
-            .iter()
-            .filter_map(|a| {
-                let (_, v) = a
-                    .args
-                    .iter()
-                    .find(|(k, _)| k.is_none() || k.as_deref() == Some("value"))?;
-                match v {
-                    Expr::Str(s, _) => Some((a.name, Name::new(s))),
-                    _ => None,
+/// The names annotations give a field (`@JsonProperty("idempotency_key")`): (annotation as
+/// written, the string its value element holds), for each annotation of the field whose value is
+/// a string literal. A record component's are its parameter's. Kept per class
+/// ([`Class::field_names`]), since few fields have any.
+pub fn names_of(annotations: &[Annotation]) -> Vec<(Name, Name)> {
+    annotations
+        .iter()
+        .filter_map(|a| {
+            let (_, v) = a
+                .args
+                .iter()
+                .find(|(k, _)| k.is_none() || k.as_deref() == Some("value"))?;
+            match v {
+                // A property placeholder or an expression (`@Value("${psp.url}")`) names nothing.
+                Expr::Str(s, _) if !s.contains("${") && !s.contains("#{") => {
+                    Some((a.name, Name::new(s)))
                 }
-            })
-            .collect()
-    }
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -466,6 +466,9 @@ pub struct Class {
     pub span: Span,
     /// Field initializers run by constructors, lowered as a pseudo-method body (index into methods).
     pub initializer: Option<usize>,
+    /// The names annotations give its fields ([`names_of`]): (field, annotation as written,
+    /// value).
+    pub field_names: Vec<(Name, Name, Name)>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -854,4 +857,14 @@ pub struct Directive {
     /// A near-miss of the syntax (`retrylint: ignore`, `retrylint:disable`): it suppresses
     /// nothing and is reported with how to write it.
     pub malformed: bool,
+}
+
+impl Class {
+    /// The (annotation as written, value) pairs annotations give field `field`.
+    pub fn field_named<'a>(&'a self, field: &'a str) -> impl Iterator<Item = (Name, Name)> + 'a {
+        self.field_names
+            .iter()
+            .filter(move |(f, _, _)| f.as_str() == field)
+            .map(|(_, a, v)| (*a, *v))
+    }
 }

@@ -198,7 +198,11 @@ fn injected_names(
         let t = project.resolve_type(k.0, Some(k.1 as usize), written);
         qualifiers.iter().any(|q| project.type_is(&t, q))
     };
-    if let Some((_, v)) = field.named.iter().find(|(a, _)| is_qualifier(a)) {
+    if let Some((_, v)) = project
+        .class(k)
+        .field_named(&field.name)
+        .find(|(a, _)| is_qualifier(a))
+    {
         return vec![v.to_string()];
     }
     let mut out = Vec::new();

@@ -154,6 +154,7 @@ impl<'a> Lowerer<'a> {
             outer,
             span: span_of(n),
             initializer: None,
+            field_names: Vec::new(),
         });
         self.depth += 1;
         if kind == ClassKind::Record
@@ -172,8 +173,11 @@ impl<'a> Lowerer<'a> {
                         ..Default::default()
                     },
                     span: span_of(params),
-                    named: Field::names_of(&p.annotations),
                 });
+                let names = crate::java::ir::names_of(&p.annotations);
+                self.facts.classes[idx]
+                    .field_names
+                    .extend(names.into_iter().map(|(a, v)| (p.name, a, v)));
             }
             let name = self.facts.classes[idx].name;
             self.facts.methods.push(Method {
@@ -279,7 +283,7 @@ impl<'a> Lowerer<'a> {
             return;
         }
         let (mut modifiers, annotations) = self.modifiers(m);
-        let named = Field::names_of(&annotations);
+        let named = crate::java::ir::names_of(&annotations);
         if self.facts.classes[class].kind == ClassKind::Interface {
             // Interface fields are constants.
             modifiers.is_static = true;
@@ -302,15 +306,18 @@ impl<'a> Lowerer<'a> {
                     span: span_of(d),
                 }))));
             }
+            let field = Name::new(&name);
             self.facts.classes[class].fields.push(Field {
-                name: name.into(),
+                name: field,
                 ty: Name::new(&ty),
                 generic,
                 init,
                 modifiers: modifiers.clone(),
                 span: span_of(d),
-                named: named.clone(),
             });
+            self.facts.classes[class]
+                .field_names
+                .extend(named.iter().map(|(a, v)| (field, *a, *v)));
         }
     }
 
