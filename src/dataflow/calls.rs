@@ -8,7 +8,7 @@ use super::shapes::Shape;
 use super::site::CallSite;
 use super::*;
 use crate::java::ir::*;
-use crate::semantic::{Loc, MethodId, TypeRef};
+use crate::semantic::{ClassRef, Loc, MethodId, TypeRef};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl Cx<'_> {
@@ -409,16 +409,10 @@ impl Cx<'_> {
         let label = if row_write && label.ends_with("(…)") {
             format!("the entity field set by `{label}`")
         } else if let Some(k) = written.filter(|_| label.ends_with("(…)")) {
-            // A hand-written builder nested in its class builds that class.
-            let class = self.project.class(k);
-            let built = match class.outer {
-                Some(o) if class.name.ends_with("Builder") => self.project.class((k.0, o as u32)),
-                _ => class,
-            };
             format!(
                 "the `{}` field of `{}`",
                 field_of_method(&c.name),
-                built.name
+                self.project.class(self.built_class(k)).name
             )
         } else {
             label
@@ -838,38 +832,30 @@ impl Cx<'_> {
     /// an annotation of the field names as a body field with a key name.
     fn body_key_written(&self, c: &Call) -> Option<(String, String, String)> {
         let k = self.written_class(c.recv.as_ref()?)?;
-        let class = self.project.class(k);
-        // A hand-written builder nested in its class writes the class's fields.
-        let built = match class.outer {
-            Some(o) if class.name.ends_with("Builder") => (k.0, o as u32),
-            _ => k,
-        };
         // A method the class writes itself is a project call: its parameter is the sink.
         if !self.project.methods_named(k, &c.name).is_empty() {
             return None;
         }
-        let (owner, f) = self.project.field(built, &field_of_method(&c.name))?;
-        self.project
-            .class(owner)
-            .field_named(&f.name)
-            .find_map(|(a, v)| {
-                let (name, row) = self.body_field_named(owner, &a, Some(v.to_string()))?;
-                Some((name, row, self.project.class(built).name.to_string()))
-            })
+        let built = self.built_class(k);
+        let (name, row) = self.field_body_key(built, &field_of_method(&c.name))?;
+        Some((name, row, self.project.class(built).name.to_string()))
+    }
+
+    /// The class whose fields a method of `k` writes: `k`, or for a hand-written builder
+    /// nested in its class, that class.
+    fn built_class(&self, k: ClassRef) -> ClassRef {
+        let class = self.project.class(k);
+        match class.outer {
+            Some(o) if class.name.ends_with("Builder") => (k.0, o as u32),
+            _ => k,
+        }
     }
 }
 
 /// The field a setter, wither or builder method writes: `setIdempotencyKey` and
 /// `withIdempotencyKey` write `idempotencyKey`; a builder method is named after its field.
 pub(super) fn field_of_method(name: &str) -> String {
-    for prefix in ["set", "with"] {
-        if let Some(rest) = name.strip_prefix(prefix)
-            && rest.starts_with(|c: char| c.is_ascii_uppercase())
-        {
-            let mut out = rest[..1].to_ascii_lowercase();
-            out.push_str(&rest[1..]);
-            return out;
-        }
-    }
-    name.to_string()
+    super::place::property_of(name, "set")
+        .or_else(|| super::place::property_of(name, "with"))
+        .unwrap_or_else(|| name.to_string())
 }

@@ -339,19 +339,14 @@ impl Cx<'_> {
             // A record component or a constructor parameter named as a body field with a key
             // name (`@JsonProperty("idempotency_key") String reference`), or the one parameter
             // of a setter or builder method of a field so named.
-            let written = (m.params.len() == 1)
-                .then(|| {
-                    self.project
-                        .field(self.class, &super::calls::field_of_method(&m.name))
-                })
-                .flatten()
-                .filter(|(k, _)| *k == self.class)
-                .and_then(|(k, f)| {
-                    self.project
-                        .class(k)
-                        .field_named(&f.name)
-                        .find_map(|(a, v)| self.body_field_named(k, &a, Some(v.to_string())))
-                });
+            let own_field = super::calls::field_of_method(&m.name);
+            let written = (m.params.len() == 1
+                && self
+                    .project
+                    .field(self.class, &own_field)
+                    .is_some_and(|(k, _)| k == self.class))
+            .then(|| self.field_body_key(self.class, &own_field))
+            .flatten();
             if let Some((field, row)) = self.key_body_field(&p.annotations).or(written) {
                 self.out.summary.param_sinks.insert(
                     ParamPath::Whole(i),
@@ -420,6 +415,20 @@ impl Cx<'_> {
             let value = annotation_value(a).and_then(|v| self.project.constant(self.class, v));
             self.body_field_named(self.class, &a.name, value)
         })
+    }
+
+    /// The key name and row when field `field` of class `k` (or of its project superclasses)
+    /// is named as a body field with a key name by an annotation.
+    pub(super) fn field_body_key(
+        &self,
+        k: crate::semantic::ClassRef,
+        field: &str,
+    ) -> Option<(String, String)> {
+        let (owner, f) = self.project.field(k, field)?;
+        self.project
+            .class(owner)
+            .field_named(&f.name)
+            .find_map(|(a, v)| self.body_field_named(owner, &a, Some(v.to_string())))
     }
 
     /// The key name and row when annotation `name` (written in class `class`) with value
