@@ -117,6 +117,24 @@ impl Region {
         }
     }
 
+    /// The parts of the region's own code: its parts without those entered through a call
+    /// (an interceptor, a stored function), which run inside that call.
+    pub fn own_parts(&self) -> impl Iterator<Item = &Part> {
+        self.parts.iter().filter(|p| {
+            let (Part::Whole(m) | Part::Scopes(m, _)) = p;
+            !self.entered.iter().any(|(x, _)| x == m)
+        })
+    }
+
+    /// The method a retried or redelivered method region is: its one own part, a whole body.
+    pub fn own_method(&self) -> Option<MethodId> {
+        let own: Vec<&Part> = self.own_parts().collect();
+        match own.as_slice() {
+            [Part::Whole(id)] => Some(*id),
+            _ => None,
+        }
+    }
+
     pub fn describe(&self) -> String {
         if self.label.starts_with('@') {
             format!("the {} `{}`", self.label, self.owner)

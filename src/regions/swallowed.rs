@@ -21,10 +21,10 @@
 //! that reports an item's failure in a partial batch response fails that item only where the
 //! platform reads the report (see `item_failures`).
 
+use super::Region;
 use super::failures::observes;
 use super::item_failures;
 use super::liveness::{acknowledges_itself, catches_all, logs, simple};
-use super::{Part, Region};
 use crate::catalogue::Catalogue;
 use crate::java::ir::{Block, Call, Expr, Node, Stmt};
 use crate::java::ir::{ClassKind, Span};
@@ -45,17 +45,7 @@ pub fn redelivered_method(project: &Project, cat: &Catalogue, r: &Region) -> Opt
     }
     // Code entered through a call of the region (an interceptor, a stored function) runs inside
     // that call: the region's own code is the rest.
-    let own: Vec<&Part> = r
-        .parts
-        .iter()
-        .filter(|p| {
-            let (Part::Whole(m) | Part::Scopes(m, _)) = p;
-            !r.entered.iter().any(|(x, _)| x == m)
-        })
-        .collect();
-    let [Part::Whole(id)] = own.as_slice() else {
-        return None;
-    };
+    let id = &r.own_method()?;
     let on_failure = match cat.regions.annotation.iter().find(|x| x.id == r.row) {
         Some(row) => row.on_failure && !row.scheduler && !acknowledges_itself(project, row, *id),
         None => cat

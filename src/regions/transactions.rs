@@ -3,7 +3,7 @@
 //! transaction for every attempt, and a failed attempt rolls back every row it wrote; rows
 //! reach the world only with the attempt that commits.
 
-use super::{Part, Region};
+use super::Region;
 use crate::catalogue::{Catalogue, Outbox};
 use crate::java::ir::Annotation;
 use crate::semantic::{ClassRef, MethodId, Project};
@@ -16,9 +16,9 @@ pub fn own_transaction<'c>(
     cat: &'c Catalogue,
     r: &Region,
 ) -> Option<&'c Outbox> {
-    let [Part::Whole(id)] = r.parts.as_slice() else {
-        return None;
-    };
+    // Interceptors entered through the region's sends run inside its attempt, and so in its
+    // transaction: the retried method is its own code.
+    let id = &r.own_method()?;
     let row = cat
         .guards
         .outbox

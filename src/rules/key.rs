@@ -31,7 +31,7 @@ fn outbox(cx: &Context, i: usize) -> bool {
         return false;
     };
     // The retried method itself may start a new transaction: that is the attempt's own.
-    let own = |m: &MethodId| r.parts.contains(&crate::regions::Part::Whole(*m));
+    let own = |m: &MethodId| r.own_method() == Some(*m);
     !cx.reaches
         .methods(i)
         .filter(|m| !own(m))

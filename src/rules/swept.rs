@@ -28,7 +28,7 @@ pub(super) fn marks_selection(cx: &Context, i: usize, m: MethodId) -> bool {
 /// itself, and methods it reaches whose every call in the region goes through a proxy.
 fn starts(cx: &Context, i: usize) -> Vec<MethodId> {
     let in_tx = |m: MethodId| crate::regions::in_transaction(cx.project, cx.cat, m);
-    let own = cx.regions[i].parts.iter().filter_map(|p| match p {
+    let own = cx.regions[i].own_parts().filter_map(|p| match p {
         Part::Whole(m) => Some(*m),
         Part::Scopes(..) => None,
     });
