@@ -3,9 +3,10 @@
 //! leave the region once the sink has started — the sink's own failure (the timeout of the
 //! classic bug) included. When every call of the region's method that leads to the sink sits in
 //! a `try` that catches every exception in clauses that cannot fail, and nothing that runs
-//! after that `try` can fail (logging, metrics, getters and record accessors, simple
-//! conditions, `continue`/`return`; in a loop, the whole body, which runs again for the next
-//! item), an attempt that reached the sink never fails, and the key goes out once. A call that
+//! after that `try` can fail (logging, metrics, getters and record accessors, clock reads, the
+//! application's methods and constructors that do only such things, simple conditions,
+//! `continue`/`return`; in a loop, the whole body, which runs again for the next item), an
+//! attempt that reached the sink never fails, and the key goes out once. A call that
 //! is the last thing that can fail in its method is followed into its callees, where the same
 //! holds (the `try` may be a few calls down). A key written into a row (an outbox entity) in a
 //! callee that runs in a transaction of its own, called through its proxy as that last thing,
@@ -67,6 +68,9 @@ pub fn redelivered_method(project: &Project, cat: &Catalogue, r: &Region) -> Opt
 
 /// How many calls deep [`sent_once`] follows a call that is the last thing its method does.
 const DEPTH: usize = 4;
+
+/// How many calls deep a project method is read to tell that calling it cannot fail.
+const PURE_DEPTH: usize = 3;
 
 /// Does every attempt of method `root` (the code of a region that runs again only after a
 /// failure) that reaches the sink at `at` in method `sink` fail no more once the sink has
@@ -173,6 +177,7 @@ fn once_from(
         leads: &spans,
         through: &through,
         vars: declared(m, body),
+        depth: 0,
     };
     judge.block_ok(body, true, false)
 }
@@ -275,6 +280,8 @@ struct Judge<'a> {
     /// Does the call at this span (a call that leads to the sink) send once in every callee?
     through: &'a dyn Fn(Span) -> bool,
     vars: HashMap<String, Option<String>>,
+    /// How many project methods deep this judge reads (0: the region's own call chain).
+    depth: usize,
 }
 
 impl Judge<'_> {
@@ -433,8 +440,11 @@ impl Judge<'_> {
             Stmt::Expr(Expr::Call(c)) if c.name == "forEach" => self.streams_ignored_failures(c),
             Stmt::Local { init, .. } => init.as_ref().is_none_or(|e| self.cannot_fail(e)),
             Stmt::Expr(Expr::Call(c)) if logs(c) => c.args.iter().all(|a| self.cannot_fail(a)),
+            // A local, or a field of this object (`this.amount = amount` in a constructor).
             Stmt::Expr(Expr::Assign(a)) => {
-                matches!(a.target, Expr::Name(..)) && self.cannot_fail(&a.value)
+                (matches!(a.target, Expr::Name(..))
+                    || matches!(&a.target, Expr::Field(r, _, _) if matches!(**r, Expr::This(_))))
+                    && self.cannot_fail(&a.value)
             }
             Stmt::Expr(e) => observes(self.project, self.cat, self.id, s) || self.cannot_fail(e),
             Stmt::If { cond, then, els } => {
@@ -500,24 +510,26 @@ impl Judge<'_> {
                 self.cannot_fail(a) && self.cannot_fail(b) && self.cannot_fail(c)
             }
             Expr::Call(c) => {
-                self.accessor(c) || empty_collection(c) || self.report(e) || self.clock_read(c)
+                self.accessor(c)
+                    || empty_collection(c)
+                    || self.report(e)
+                    || self.clock_read(c)
+                    || self.pure_call(c)
             }
             Expr::New(x) => {
-                x.anon.is_empty() && x.args.iter().all(|a| self.cannot_fail(a)) && self.report(e)
+                x.anon.is_empty()
+                    && x.args.iter().all(|a| self.cannot_fail(a))
+                    && (self.report(e) || self.pure_new(x))
             }
             _ => false,
         }
     }
 
     /// Is `c` a read of the JDK's clock, which cannot fail: `now()` with no argument on a
-    /// `java.time` type (`Instant.now()`), `System.currentTimeMillis()`, `System.nanoTime()`?
+    /// `java.time` type (`Instant.now()`), `System.currentTimeMillis()`, `System.nanoTime()` —
+    /// or the time between two such readings, `Duration.between(start, end)`?
     fn clock_read(&self, c: &Call) -> bool {
-        let Some(ty) = c
-            .args
-            .is_empty()
-            .then(|| c.recv.as_ref()?.dotted())
-            .flatten()
-        else {
+        let Some(ty) = c.recv.as_ref().and_then(|r| r.dotted()) else {
             return false;
         };
         let class = self.project.class_of(self.id);
@@ -527,9 +539,74 @@ impl Judge<'_> {
         let crate::semantic::TypeRef::External(name) = &t else {
             return false;
         };
-        (c.name == "now" && name.starts_with("java.time."))
-            || (name == "java.lang.System"
-                && matches!(c.name.as_str(), "currentTimeMillis" | "nanoTime"))
+        if c.name == "between" && name == "java.time.Duration" {
+            return c.args.len() == 2 && c.args.iter().all(|a| self.cannot_fail(a));
+        }
+        c.args.is_empty()
+            && ((c.name == "now" && name.starts_with("java.time."))
+                || (name == "java.lang.System"
+                    && matches!(c.name.as_str(), "currentTimeMillis" | "nanoTime")))
+    }
+
+    /// Is `c` a call of project methods that cannot fail: its receiver (a class named for a
+    /// static call, a local, a parameter or a field; none or `this` for the class's own
+    /// methods) and arguments cannot fail, and every method it may run has a body whose every
+    /// statement cannot fail ([`PURE_DEPTH`] calls deep). A library call is not one: its body
+    /// is not read.
+    fn pure_call(&self, c: &Call) -> bool {
+        if self.depth >= PURE_DEPTH || c.on_super || !c.args.iter().all(|a| self.cannot_fail(a)) {
+            return false;
+        }
+        let recv = match c.recv.as_ref() {
+            None | Some(Expr::This(_)) => None,
+            Some(r) if self.cannot_fail(r) => match self.receiver_class(r) {
+                Some(t) => Some(Some(t)),
+                None => return false,
+            },
+            Some(_) => return false,
+        };
+        let class = self.project.class_of(self.id);
+        let targets = self.project.resolve_call(class, c, recv);
+        self.all_pure(&targets)
+    }
+
+    /// Is `x` a `new` of a project class whose constructors taking its arguments cannot fail
+    /// (a record's canonical constructor, when none is written, only assigns)?
+    fn pure_new(&self, x: &crate::java::ir::New) -> bool {
+        if self.depth >= PURE_DEPTH {
+            return false;
+        }
+        let class = self.project.class_of(self.id);
+        let t = self
+            .project
+            .resolve_type(self.id.0, Some(class.1 as usize), &x.ty);
+        let TypeRef::Project(k) = t else {
+            return false;
+        };
+        self.all_pure(&self.project.constructors(k, x.args.len()))
+    }
+
+    /// Do `targets` (none is not enough) each have a body whose every statement cannot fail?
+    fn all_pure(&self, targets: &[MethodId]) -> bool {
+        !targets.is_empty()
+            && targets.iter().all(|t| {
+                let m = self.project.method(*t);
+                let Some(body) = m.peek_body() else {
+                    // A record's canonical constructor, when none is written, only assigns.
+                    return m.is_ctor
+                        && self.project.class(self.project.class_of(*t)).kind == ClassKind::Record;
+                };
+                let judge = Judge {
+                    project: self.project,
+                    cat: self.cat,
+                    id: *t,
+                    leads: &[],
+                    through: &|_| false,
+                    vars: declared(m, &body),
+                    depth: self.depth + 1,
+                };
+                judge.all_never_fail(&body, false)
+            })
     }
 
     /// Is `e` a partial batch response or an item failure (see [`item_failures`]) made by a

@@ -184,8 +184,10 @@ declare_rule! {
     /// in a `try` that catches every exception (`Exception`, `Throwable`; `RuntimeException`
     /// when the method declares no checked exception) in clauses that cannot fail themselves,
     /// and nothing that runs after that `try` can fail: logging, metrics calls, getters and
-    /// record accessors, conditions on them, `continue`, `break`, `return`. In a loop the whole
-    /// body runs again for the next item, so it counts as after:
+    /// record accessors, reads of the clock, the application's own methods and constructors
+    /// whose bodies do only such things (a value class, a static factory; three calls deep),
+    /// conditions on them, `continue`, `break`, `return`. In a loop the whole body runs again
+    /// for the next item, so it counts as after:
     /// ```java
     /// @KafkaListener(topics = "telemetry.sensor.reading")
     /// public void consume(String message) {
