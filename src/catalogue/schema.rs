@@ -872,6 +872,15 @@ pub struct Outbox {
     /// Region rows (ids) whose retry runs outside the transaction by default, so that each
     /// attempt is a transaction of its own.
     pub regions: Vec<String>,
+    /// Region rows (ids) whose framework runs every attempt in a transaction it opens itself,
+    /// whatever the code's annotations (a Spring Batch chunk: a failed attempt rolls the
+    /// chunk's transaction back before it is tried again).
+    #[serde(default)]
+    pub framework_transactions: Vec<String>,
+    /// Transaction managers that open no real transaction: a `framework_transactions` region
+    /// built in a method that makes one (`new …()`) or takes one as a parameter is not one.
+    #[serde(default)]
+    pub no_transaction: Vec<String>,
     /// Annotations whose explicit `order` attribute may put the transaction outside the retry.
     #[serde(default)]
     pub orders: Vec<String>,

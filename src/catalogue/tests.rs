@@ -273,3 +273,20 @@ fn derived_queries_name_what_they_select_by() {
     );
     assert_eq!(c.set_property("settle"), None);
 }
+
+#[test]
+fn outbox_rows_name_region_rows() {
+    let c = Catalogue::parse().expect("catalogue parses");
+    let ids: Vec<&str> = c
+        .regions
+        .annotation
+        .iter()
+        .map(|r| r.id.as_str())
+        .chain(c.regions.pipeline.iter().map(|r| r.id.as_str()))
+        .collect();
+    for o in &c.guards.outbox {
+        for r in o.regions.iter().chain(&o.framework_transactions) {
+            assert!(ids.contains(&r.as_str()), "{}: no region row {r}", o.id);
+        }
+    }
+}

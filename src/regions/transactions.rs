@@ -5,17 +5,26 @@
 
 use super::Region;
 use crate::catalogue::{Catalogue, Outbox};
-use crate::java::ir::Annotation;
+use crate::java::ir::{Annotation, Expr};
 use crate::semantic::{ClassRef, MethodId, Project};
 
 /// The outbox row that makes every attempt of `r` a transaction of its own, if one does: `r` is
-/// a retried method of one of the row's retry regions, the method (or its class) runs in a
-/// transaction, and nothing in the application reorders the retry and the transaction.
+/// a region whose framework opens that transaction itself (a Spring Batch chunk), or a retried
+/// method of one of the row's retry regions whose method (or class) runs in a transaction,
+/// with nothing in the application reordering the retry and the transaction.
 pub fn own_transaction<'c>(
     project: &Project,
     cat: &'c Catalogue,
     r: &Region,
 ) -> Option<&'c Outbox> {
+    if let Some(row) = cat
+        .guards
+        .outbox
+        .iter()
+        .find(|o| o.framework_transactions.contains(&r.row))
+    {
+        return (!built_without_transaction(project, row, r)).then_some(row);
+    }
     // Interceptors entered through the region's sends run inside its attempt, and so in its
     // transaction: the retried method is its own code.
     let id = &r.own_method()?;
@@ -32,6 +41,32 @@ pub fn own_transaction<'c>(
         return None;
     }
     Some(row)
+}
+
+/// Is region `r` built in a method that makes (`new ResourcelessTransactionManager()`) or takes
+/// a transaction manager that opens no real transaction (`row.no_transaction`)?
+fn built_without_transaction(project: &Project, row: &Outbox, r: &Region) -> bool {
+    let file = &project.files[r.loc.file as usize];
+    let Some((i, m)) = file
+        .facts
+        .methods
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.span.start <= r.loc.span.start && r.loc.span.end <= m.span.end)
+        .min_by_key(|(_, m)| m.span.end - m.span.start)
+    else {
+        return false;
+    };
+    let class = project.class_of((r.loc.file, i as u32));
+    let none = |ty: &str| {
+        let t = project.resolve_type(class.0, Some(class.1 as usize), ty);
+        row.no_transaction.iter().any(|x| project.type_is(&t, x))
+    };
+    m.params.iter().any(|p| none(&p.ty))
+        || m.peek_body().is_some_and(|b| {
+            crate::java::ir::Node::all(&b)
+                .any(|n| matches!(n, crate::java::ir::Node::Expr(Expr::New(x)) if none(&x.ty)))
+        })
 }
 
 /// Does a call of `m` run it outside the transaction of the attempt that calls it

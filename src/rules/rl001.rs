@@ -82,6 +82,13 @@ declare_rule! {
     /// the retry and the transaction (`@EnableRetry(order = …)`,
     /// `@EnableTransactionManagement(order = …)`, `resilience4j.retry.retry-aspect-order`).
     ///
+    /// A fault-tolerant Spring Batch step needs no annotation: it processes and writes each
+    /// chunk in a transaction of the step's transaction manager, and a retryable failure rolls
+    /// that transaction back before the chunk is tried again, so a key its processor or writer
+    /// saves only into rows is silent. Still reported: a row saved through a `REQUIRES_NEW`
+    /// method, and a step built with a `ResourcelessTransactionManager`, which opens no
+    /// transaction (each save commits by itself).
+    ///
     /// A scheduled sweep that writes its key only into outbox rows is silent when it marks what
     /// it selects: in a transaction the firing opens (its own `@Transactional` method, or one
     /// it calls on another bean), it sets a property that its repository query selects rows by
