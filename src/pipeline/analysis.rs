@@ -166,6 +166,8 @@ pub(crate) fn find(
         });
         flows.extend(again.iter().copied().zip(more.into_iter().map(Box::new)));
     });
+    // The rules read the flows only: the summaries go before the rules' own allocations come.
+    drop(sums);
     let project = &*project;
     if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
         eprintln!(
@@ -218,7 +220,7 @@ pub(crate) fn find(
         .map(|id| (*id, Lost::Budget))
         .chain(unconverged.into_iter().map(|id| (id, Lost::Cycle)))
         .collect();
-    super::release((flows, sums, graph));
+    super::release((flows, graph));
     (out, truncated)
 }
 
