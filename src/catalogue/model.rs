@@ -560,6 +560,10 @@ impl Model for Catalogue {
                 && (row.requests.is_empty()
                     || (0..call.arg_count())
                         .any(|i| row.requests.iter().any(|k| call.arg_is(i, k))))
+                && !row
+                    .only_with
+                    .as_ref()
+                    .is_some_and(|w| has(&w.methods) && call.arg_lacks(0, &w.property))
         })?;
         Some(SideEffectMatch {
             label: &row.label,

@@ -8,6 +8,9 @@
 
 use serde::Deserialize;
 
+mod side_effects;
+pub use side_effects::*;
+
 /// A catalogue file.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -955,39 +958,4 @@ pub struct ClusterLock {
     pub lock_annotations: Vec<String>,
     #[serde(default)]
     pub lock_modes: Vec<String>,
-}
-
-/// Known non-idempotent calls: `[[side_effects.call]]`, `[[side_effects.key_carrier]]`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SideEffectTables {
-    pub call: Vec<SideEffect>,
-    pub key_carrier: Vec<KeyCarrier>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SideEffect {
-    pub id: String,
-    pub classes: Vec<String>,
-    #[serde(default, rename = "static")]
-    pub static_methods: Vec<String>,
-    #[serde(default)]
-    pub instance: Vec<String>,
-    /// Accessors of a client (`classes`) that return a service whose `instance` methods count.
-    #[serde(default)]
-    pub services: Vec<String>,
-    /// Request classes: when given, the call counts only with an argument of one of them
-    /// (PayPal's `client.execute(new OrdersCaptureRequest(id))`, not `OrdersGetRequest`).
-    #[serde(default)]
-    pub requests: Vec<String>,
-    pub label: String,
-}
-
-/// Types of request options that may carry a key (globs on the simple name).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct KeyCarrier {
-    pub id: String,
-    pub types: Vec<String>,
 }

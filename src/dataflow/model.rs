@@ -79,6 +79,11 @@ pub trait Site {
     fn enclosing_is(&self, class: &str) -> bool;
     /// Is argument `i`'s static type `class` or a subtype of it?
     fn arg_is(&self, i: usize, class: &str) -> bool;
+    /// Is argument `i` an object a builder chain of this method made, every property it set
+    /// known, without `property`?
+    fn arg_lacks(&self, _i: usize, _property: &str) -> bool {
+        false
+    }
 }
 
 /// A source the model recognized, and the id of the row that says so (empty when the row has

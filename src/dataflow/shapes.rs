@@ -120,7 +120,56 @@ fn read_property<'s>(shape: &'s Shape, method: &str) -> Option<(&'s String, &'s 
         .find_map(|p| shape.fields.get_key_value(&p))
 }
 
+/// Is `e` a whole builder chain, `T.builder()…build()`, none of whose calls sets `property`
+/// (`setConfirm(…)`, `confirm(…)`)?
+fn chain_without(e: &Expr, property: &str) -> bool {
+    let Expr::Call(last) = e.peel() else {
+        return false;
+    };
+    if !BUILDER_FINISHERS.contains(&last.name.as_str()) || !last.args.is_empty() {
+        return false;
+    }
+    let mut at = last.recv.as_ref();
+    while let Some(Expr::Call(c)) = at.map(|x| x.peel()) {
+        if BUILDER_FACTORIES.contains(&c.name.as_str()) && c.args.is_empty() {
+            return true;
+        }
+        if written_property(&c.name).eq_ignore_ascii_case(property) {
+            return false;
+        }
+        at = c.recv.as_ref();
+    }
+    false
+}
+
 impl Cx<'_> {
+    /// Is `e` an object this method built by one builder chain that never sets `property`:
+    /// the chain itself, or a local declared once with it and never assigned again?
+    pub(super) fn built_without(&self, e: &Expr, property: &str) -> bool {
+        let e = e.peel();
+        let Expr::Name(n, _) = e else {
+            return chain_without(e, property);
+        };
+        let Some(body) = self.method.peek_body() else {
+            return false;
+        };
+        let mut init = None;
+        let mut writes = 0;
+        for node in Node::all(&body) {
+            match node {
+                Node::Stmt(Stmt::Local { name, init: i, .. }) if name == n => {
+                    writes += 1;
+                    init = i.as_ref();
+                }
+                Node::Expr(Expr::Assign(a)) if matches!(&a.target, Expr::Name(x, _) if x == n) => {
+                    writes += 1;
+                }
+                _ => {}
+            }
+        }
+        writes == 1 && init.is_some_and(|i| chain_without(i, property))
+    }
+
     /// The shape of the value of `e`, when it is known.
     pub(super) fn shape_of(&self, e: &Expr) -> Option<Shape> {
         let e = e.peel();

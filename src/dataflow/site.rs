@@ -194,6 +194,12 @@ impl Site for CallSite<'_, '_> {
             .is_some_and(|t| self.cx.project.type_is(&t, class))
     }
 
+    fn arg_lacks(&self, i: usize, property: &str) -> bool {
+        self.args()
+            .get(i)
+            .is_some_and(|a| self.cx.built_without(a, property))
+    }
+
     fn arg_is(&self, i: usize, class: &str) -> bool {
         self.args()
             .get(i)

@@ -19,7 +19,11 @@ declare_rule! {
     /// provider by method and, where the SDK sends request objects through one method, by
     /// request class: PayPal's `client.execute(new OrdersCaptureRequest(id))` is one, while
     /// `OrdersGetRequest` (a read) and `OrdersCreateRequest` (no money moves before its
-    /// capture) are not. Reads, local caches, alerts and database writes are never side effects.
+    /// capture) are not. A Stripe `PaymentIntent` moves money once confirmed: `create` counts
+    /// unless its params are built in the same method by one `builder()…build()` chain that
+    /// never calls `setConfirm` (an intent the client confirms later with its secret; a retry
+    /// leaves a second unconfirmed intent, no charge) — params from elsewhere count. Reads,
+    /// local caches, alerts and database writes are never side effects.
     ///
     /// ## Why is this bad?
     /// When the response of the first attempt is lost, the retry sends the same request again
