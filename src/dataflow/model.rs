@@ -79,8 +79,9 @@ pub trait Site {
     fn enclosing_is(&self, class: &str) -> bool;
     /// Is argument `i`'s static type `class` or a subtype of it?
     fn arg_is(&self, i: usize, class: &str) -> bool;
-    /// Is argument `i` an object a builder chain of this method made, every property it set
-    /// known, without `property`?
+    /// Is argument `i` an object this method builds with one `builder()…build()` chain (written
+    /// there, or held by a local declared with it and never assigned again) that never sets
+    /// `property`?
     fn arg_lacks(&self, _i: usize, _property: &str) -> bool {
         false
     }
