@@ -71,6 +71,29 @@ declare_rule! {
     /// }
     /// ```
     ///
+    /// ## When it is silent: a call no later failure re-runs
+    /// A retried method or a redelivered listener runs again only when an attempt fails, and
+    /// it repeats the call only if that failure comes once the call has started (its own
+    /// timeout included). A call that sits in a `try` catching every exception, in every call
+    /// of the retried method or listener that leads to it, with nothing after that `try` that
+    /// can fail (logging, metrics, getters, the application's own value objects; in a loop the
+    /// next items' turns), runs once per message — the rules RL001 follows for a key:
+    /// ```java
+    /// @KafkaListener(topics = "subscriptions.renewals-due")
+    /// public void onRenewalsDue(List<Renewal> due) {
+    ///     for (Renewal r : due) {
+    ///         try {
+    ///             Charge.create(params(r));                 // silent: nothing after can fail
+    ///         } catch (StripeException | RuntimeException e) {
+    ///             log.error("renewal {} not charged", r.subscriptionId(), e);
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    /// A write after the loop (`renewals.recordBatch(due)`) can fail once the charges went out,
+    /// and the redelivery charges again: reported. A scheduler runs again whether or not a run
+    /// failed, and is always reported.
+    ///
     /// ## When it is silent: code tree-sitter could not parse
     /// A file with a syntax error is analysed around it, but a method whose declaration holds
     /// an ERROR or MISSING node is not trusted: error recovery may have nested the methods after
@@ -125,7 +148,9 @@ fn check(cx: &Context) -> Vec<Finding> {
                 param_held: false,
                 when: Vec::new(),
             };
-            let covering = reach::covering(cx, *id, &site, e.scope);
+            let mut covering = reach::covering(cx, *id, &site, e.scope);
+            // A region that re-runs only after a failure, where no failure can follow the call.
+            covering.retain(|i| !super::swallowed::holds(cx, *i, *id, e.span, false));
             if covering.is_empty() {
                 continue;
             }
