@@ -46,18 +46,11 @@ pub fn own_transaction<'c>(
 /// Is region `r` built in a method that makes (`new ResourcelessTransactionManager()`) or takes
 /// a transaction manager that opens no real transaction (`row.no_transaction`)?
 fn built_without_transaction(project: &Project, row: &Outbox, r: &Region) -> bool {
-    let file = &project.files[r.loc.file as usize];
-    let Some((i, m)) = file
-        .facts
-        .methods
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.span.start <= r.loc.span.start && r.loc.span.end <= m.span.end)
-        .min_by_key(|(_, m)| m.span.end - m.span.start)
-    else {
+    let Some(id) = project.method_at(&r.loc) else {
         return false;
     };
-    let class = project.class_of((r.loc.file, i as u32));
+    let m = project.method(id);
+    let class = project.class_of(id);
     let none = |ty: &str| {
         let t = project.resolve_type(class.0, Some(class.1 as usize), ty);
         row.no_transaction.iter().any(|x| project.type_is(&t, x))

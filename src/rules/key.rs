@@ -134,10 +134,7 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
             if to_source.is_empty() {
                 to_source.push(g.method);
             }
-            let helper = g
-                .via
-                .as_ref()
-                .and_then(|d| reach::method_at(project, &d.loc));
+            let helper = g.via.as_ref().and_then(|d| project.method_at(&d.loc));
             let into_helper = helper
                 .map(|h| reach::method_chain(cx, g.method, h))
                 .filter(|c| c.len() >= 2)
@@ -145,7 +142,7 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
             to_source.extend(into_helper.iter().skip(1));
             let first_sink = g.sinks.first();
             let to_sink = first_sink
-                .and_then(|(_, loc, _)| reach::method_at(project, loc))
+                .and_then(|(_, loc, _)| project.method_at(loc))
                 .filter(|s| *s != g.method)
                 .map(|s| reach::method_chain(cx, g.method, s))
                 .unwrap_or_default();

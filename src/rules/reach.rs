@@ -239,19 +239,6 @@ fn unwind(parent: &HashMap<MethodId, Option<MethodId>>, target: MethodId) -> Vec
     chain
 }
 
-/// The innermost method of `loc`'s file whose declaration holds `loc` (a lambda's code belongs
-/// to the method that writes it).
-pub(super) fn method_at(project: &Project, loc: &flow::Loc) -> Option<MethodId> {
-    project.files[loc.file as usize]
-        .facts
-        .methods
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.span.start <= loc.span.start && loc.span.end <= m.span.end)
-        .min_by_key(|(_, m)| m.span.end - m.span.start)
-        .map(|(i, _)| (loc.file, i as u32))
-}
-
 /// The methods on a shortest chain of calls from `from` to `to` (both included; `[from]` when
 /// they are the same method, empty when `to` is not reached).
 pub(super) fn method_chain(cx: &Context, from: MethodId, to: MethodId) -> Vec<MethodId> {
@@ -379,7 +366,7 @@ pub(super) fn sent_as_key(
     sink: &flow::Loc,
     within: &dyn Fn(MethodId) -> bool,
 ) -> bool {
-    let Some(m) = method_at(cx.project, sink) else {
+    let Some(m) = cx.project.method_at(sink) else {
         return true;
     };
     let Some(k) = cx.flows.get(&m).and_then(|f| {

@@ -370,6 +370,19 @@ impl Project {
         &self.files[m.0 as usize].facts.methods[m.1 as usize]
     }
 
+    /// The innermost method of `loc`'s file whose declaration holds `loc` (a lambda's code
+    /// belongs to the method that writes it).
+    pub fn method_at(&self, loc: &super::Loc) -> Option<MethodId> {
+        self.files[loc.file as usize]
+            .facts
+            .methods
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.span.start <= loc.span.start && loc.span.end <= m.span.end)
+            .min_by_key(|(_, m)| m.span.end - m.span.start)
+            .map(|(i, _)| (loc.file, i as u32))
+    }
+
     pub fn class_of(&self, m: MethodId) -> ClassRef {
         (m.0, self.method(m).class as u32)
     }
