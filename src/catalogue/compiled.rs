@@ -110,6 +110,7 @@ macro_rules! each_table {
         $apply!(regions, observability, "region");
         $apply!(regions, deferred, "region");
         $apply!(regions, item_failures, "region");
+        $apply!(regions, ack_loop, "region");
         $apply!(sources, source, "source");
         $apply!(sources, counter, "source");
         $apply!(sources, parameter, "source");
@@ -565,7 +566,8 @@ impl Catalogue {
                 };
                 register.iter().chain(r.no_resend.iter().map(|n| &n.method))
             }))
-            .chain(regions.step.iter().flat_map(|r| &r.methods));
+            .chain(regions.step.iter().flat_map(|r| &r.methods))
+            .chain(regions.ack_loop.iter().flat_map(|r| &r.methods));
         for m in region_calls {
             region_call_names.add(m);
         }

@@ -96,6 +96,12 @@ row!(RecursionRegion, |r| format!(
     few(&r.failure_handlers)
 ));
 row!(StepRegion, |r| format!("{}: {}", r.label, few(&r.methods)));
+row!(AckLoop, |r| format!(
+    "{}: a loop whose body calls {} on {} for its item",
+    r.label,
+    few(&r.methods),
+    few(&r.classes)
+));
 row!(FunctionBeanRegion, |r| format!(
     "{}: @{} methods returning {}",
     r.label,

@@ -40,6 +40,22 @@ pub struct Regions {
     pub observability: Vec<Observability>,
     pub deferred: Vec<Deferred>,
     pub item_failures: Vec<ItemFailures>,
+    #[serde(default)]
+    pub ack_loop: Vec<AckLoop>,
+}
+
+/// A hand-written consumer: a loop over received messages whose body acknowledges its item
+/// with a call of one of `methods` on a receiver of one of `classes` (or, where the receiver's
+/// type is unknown, with an argument read by one of `item_accessors` from the item). A message
+/// whose handling fails before that call is delivered again.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AckLoop {
+    pub id: String,
+    pub classes: Vec<String>,
+    pub methods: Vec<String>,
+    pub item_accessors: Vec<String>,
+    pub label: String,
 }
 
 /// Values a redelivered handler returns to have only some of its items delivered again (an AWS

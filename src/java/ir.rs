@@ -667,7 +667,7 @@ pub enum Stmt {
         body: Block,
         /// `for (T x : coll)`: the element variable.
         each: Option<(String, String, Expr)>,
-        /// The scope of the body (its own for while/do/for; the enclosing one for enhanced for).
+        /// The scope of the body (its own).
         scope: ScopeId,
         span: Span,
     },

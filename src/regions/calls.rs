@@ -1,5 +1,6 @@
 //! Regions made by calls: callbacks handed to a retrying call (`RetryTemplate.execute(cb)`),
-//! lazy pipelines upstream of a retry operator, and hand-written retry loops.
+//! lazy pipelines upstream of a retry operator, hand-written retry loops, and loops that
+//! acknowledge the messages they handle.
 //!
 //! Found by the semantic layer's typed walk of the body (the interpreter's evaluation order, so
 //! that a local is typed from the declarations seen so far, as the interpreter types it).
@@ -29,6 +30,7 @@ impl<'p> Visitor<'p> for Regions<'_> {
     }
 
     fn loop_stmt(&mut self, body: &Body<'p>, s: &'p Stmt) {
+        let mut found = super::ack_loops::ack_loop_region(body, self.1, s);
         if let Stmt::Loop {
             body: b,
             cond,
@@ -40,7 +42,7 @@ impl<'p> Visitor<'p> for Regions<'_> {
         } = s
             && is_retry_loop(cond.as_ref(), update, b)
         {
-            self.0.push(Region::new(
+            found = Some(Region::new(
                 "retry loop",
                 body.method.name.to_string(),
                 Loc {
@@ -50,6 +52,12 @@ impl<'p> Visitor<'p> for Regions<'_> {
                 vec![Part::Scopes(body.id, vec![*scope])],
                 "",
             ));
+        }
+        // A loop inside another loop is walked once for each of the outer loop's passes.
+        if let Some(r) = found
+            && !self.0.iter().any(|x| x.loc == r.loc && x.row == r.row)
+        {
+            self.0.push(r);
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Re-execution regions: which code a framework may run more than once, and which methods are
 //! reached from it.
 
+mod ack_loops;
 mod annotations;
 mod bean_clients;
 mod calls;

@@ -191,17 +191,22 @@ impl<'a> Lowerer<'a> {
             .child_by_field_name("value")
             .map(|v| self.expr(v))
             .unwrap_or(Expr::Opaque(span_of(n)));
+        // The body is a scope of its own: a loop over received messages that acknowledges
+        // each one is a region.
+        let scope = self.new_scope(n, Vec::new());
+        let saved = std::mem::replace(&mut self.scope, scope);
         let body = n
             .child_by_field_name("body")
             .map(|c| self.block(c))
             .unwrap_or_default();
+        self.scope = saved;
         out.push(Stmt::Loop {
             head: Vec::new(),
             cond: None,
             update: Vec::new(),
             body,
             each: Some((ty, name, value)),
-            scope: self.scope,
+            scope,
             span: span_of(n),
         });
     }

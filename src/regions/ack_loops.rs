@@ -1,0 +1,142 @@
+//! Hand-written queue consumers (SPEC §3.2, a redelivered message handler): a loop over the
+//! messages a queue client received whose body acknowledges its item — SQS `deleteMessage` with
+//! the item's receipt handle — after handling it. A message whose handling fails is not
+//! acknowledged: once its visibility timeout ends it is received and handled again, so the body
+//! of the loop re-runs for it. Which calls acknowledge is the catalogue's `[[regions.ack_loop]]`
+//! data.
+//!
+//! Not a region: a loop that acknowledges every message whatever its handling did — the
+//! acknowledgement in a `finally`, or a statement of its own after handling that sits in `try`
+//! blocks catching every exception without rethrowing (and logging, and plain declarations).
+
+use super::liveness::{catches_all, logs};
+use super::{Part, Region};
+use crate::catalogue::{AckLoop, Catalogue};
+use crate::java::ir::{Block, Call, Expr, Node, Stmt};
+use crate::semantic::Loc;
+use crate::semantic::walk::Body;
+
+/// The region an enhanced-for loop `s` of `body` makes, if its body acknowledges its item.
+pub fn ack_loop_region(body: &Body<'_>, cat: &Catalogue, s: &Stmt) -> Option<Region> {
+    let Stmt::Loop {
+        body: b,
+        each: Some((_, item, _)),
+        scope,
+        span,
+        ..
+    } = s
+    else {
+        return None;
+    };
+    for row in &cat.regions.ack_loop {
+        let Some(k) = b.iter().position(|st| {
+            let mut stack = vec![Node::Stmt(st)];
+            while let Some(n) = stack.pop() {
+                if matches!(n, Node::Expr(Expr::Call(c)) if acks(body, row, item, c)) {
+                    return true;
+                }
+                n.children(&mut stack);
+            }
+            false
+        }) else {
+            continue;
+        };
+        if always_acknowledged(body, row, item, b, k) {
+            return None;
+        }
+        return Some(Region::new(
+            &row.label,
+            body.method.name.to_string(),
+            Loc {
+                file: body.id.0,
+                span: *span,
+            },
+            vec![Part::Scopes(body.id, vec![*scope])],
+            &row.id,
+        ));
+    }
+    None
+}
+
+/// Is `c` one of the row's acknowledgements of `item`: a call of one of its methods whose
+/// arguments name the item, on a receiver of one of its classes (or, when the receiver's type
+/// is not known, with an argument that reads one of the row's accessors of the item)?
+fn acks(body: &Body<'_>, row: &AckLoop, item: &str, c: &Call) -> bool {
+    if !row.methods.contains(&c.name) || !c.args.iter().any(|a| names(a, item, None)) {
+        return false;
+    }
+    let Some(recv) = &c.recv else { return false };
+    match body.with_typer(|t| t.type_of(recv)) {
+        Some(t) => row.classes.iter().any(|x| body.project.type_is(&t, x)),
+        None => c
+            .args
+            .iter()
+            .any(|a| names(a, item, Some(&row.item_accessors))),
+    }
+}
+
+/// Does `e` name `item` (with `accessors`: as the receiver of a call of one of them)?
+fn names(e: &Expr, item: &str, accessors: Option<&[String]>) -> bool {
+    let mut stack = vec![Node::Expr(e)];
+    while let Some(n) = stack.pop() {
+        match (n, accessors) {
+            (Node::Expr(Expr::Name(x, _)), None) if x == item => return true,
+            (Node::Expr(Expr::Call(c)), Some(acc))
+                if acc.contains(&c.name)
+                    && matches!(c.recv.as_ref(), Some(Expr::Name(x, _)) if x == item) =>
+            {
+                return true;
+            }
+            _ => n.children(&mut stack),
+        }
+    }
+    false
+}
+
+/// Is the item acknowledged whatever its handling did: the acknowledgement (in statement `k` of
+/// the loop's body `b`) sits in a `finally`, or is a statement of its own that every failure
+/// before it in the body is caught ahead of?
+fn always_acknowledged(body: &Body<'_>, row: &AckLoop, item: &str, b: &Block, k: usize) -> bool {
+    let st = &b[k];
+    if let Stmt::Try {
+        finally: Some(f), ..
+    } = st
+        && Node::all(f).any(|n| matches!(n, Node::Expr(Expr::Call(c)) if acks(body, row, item, c)))
+    {
+        return true;
+    }
+    matches!(st, Stmt::Expr(_) | Stmt::Local { .. }) && b[..k].iter().all(cannot_escape)
+}
+
+/// Can no failure of statement `s` leave the loop's body: a `try` with a clause that catches
+/// every exception and no clause that throws, a logging call, a declaration without a call?
+fn cannot_escape(s: &Stmt) -> bool {
+    match s {
+        Stmt::Try { catches, .. } => {
+            catches.iter().any(|(_, c)| catch_all(c))
+                && catches
+                    .iter()
+                    .all(|(_, c)| !Node::all(c).any(|n| matches!(n, Node::Stmt(Stmt::Throw(_)))))
+        }
+        Stmt::Expr(Expr::Call(c)) => logs(c),
+        Stmt::Local { init, .. } => init.as_ref().is_none_or(|e| !calls(e)),
+        _ => false,
+    }
+}
+
+/// Does evaluating `e` call anything?
+fn calls(e: &Expr) -> bool {
+    let mut stack = vec![Node::Expr(e)];
+    while let Some(n) = stack.pop() {
+        if matches!(n, Node::Expr(Expr::Call(_) | Expr::New(_))) {
+            return true;
+        }
+        n.children(&mut stack);
+    }
+    false
+}
+
+/// Does a catch block take every exception (its first statement declares the caught exception)?
+fn catch_all(c: &Block) -> bool {
+    matches!(c.first(), Some(Stmt::Local { ty, init: None, .. }) if catches_all(ty))
+}
