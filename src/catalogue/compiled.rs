@@ -140,6 +140,8 @@ macro_rules! each_table {
         $apply!(guards, cluster_lock, "guard");
         $apply!(side_effects, call, "side-effect");
         $apply!(side_effects, key_carrier, "side-effect");
+        $apply!(side_effects, endpoint, "side-effect");
+        $apply!(side_effects, client_base, "side-effect");
     };
 }
 
@@ -331,6 +333,8 @@ pub struct SideEffects {
     /// Types of request options that may carry a key (globs on the simple name).
     pub key_carriers: Vec<String>,
     pub side_effect: Vec<SideEffect>,
+    pub endpoints: Vec<Endpoint>,
+    pub client_bases: Vec<ClientBase>,
 }
 
 /// Exact names and `prefix*` / `*infix*` / `*suffix` patterns.
@@ -704,6 +708,8 @@ impl Catalogue {
             side_effects: SideEffects {
                 key_carriers: e.key_carrier.into_iter().flat_map(|c| c.types).collect(),
                 side_effect: e.call,
+                endpoints: e.endpoint,
+                client_bases: e.client_base,
             },
             rows,
             source_names,

@@ -571,6 +571,26 @@ impl Model for Catalogue {
         })
     }
 
+    fn money_endpoint(&self, url: &str) -> Option<SideEffectMatch<'_>> {
+        let (host, path) = split_url(url)?;
+        let row = self.side_effects.endpoints.iter().find(|row| {
+            row.hosts.iter().any(|h| h.eq_ignore_ascii_case(host))
+                && row.paths.iter().any(|p| path_matches(p, path))
+        })?;
+        Some(SideEffectMatch {
+            label: &row.label,
+            row: &row.id,
+        })
+    }
+
+    fn client_base_attributes(&self, annotation_is: &dyn Fn(&str) -> bool) -> Option<&[String]> {
+        self.side_effects
+            .client_bases
+            .iter()
+            .find(|b| b.annotations.iter().any(|a| annotation_is(a)))
+            .map(|b| b.attributes.as_slice())
+    }
+
     fn is_lock_wrapper(&self, method: &str) -> bool {
         self.guards
             .cluster_locks
@@ -691,6 +711,13 @@ impl Catalogue {
                 .collect(),
             key_classes: sinks.constructor.iter().flat_map(|c| &c.classes).collect(),
             header_names: &sinks.headers.names.words,
+            literal_words: self
+                .side_effects
+                .endpoints
+                .iter()
+                .flat_map(|e| &e.paths)
+                .map(|p| p.split("/*").next().unwrap_or(p).to_string())
+                .collect(),
             param_contains: &sinks.parameters.contains,
             param_equals: &sinks.parameters.equals,
             side_effects: self
@@ -744,4 +771,62 @@ fn split_words<'a>(s: &'a str, seps: &[&str]) -> Vec<&'a str> {
         out.push(&s[start..]);
     }
     out
+}
+
+/// The host and the path of an absolute URL (`https://api.stripe.com:443/v1/charges?x=1` →
+/// `api.stripe.com`, `/v1/charges`).
+fn split_url(url: &str) -> Option<(&str, &str)> {
+    let rest = url.trim().split_once("://")?.1;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let host = authority.rsplit('@').next()?.split(':').next()?;
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    Some((host, path))
+}
+
+/// Does `path` match the pattern segment by segment, `*` in the pattern and a `{placeholder}`
+/// in the path each matching any one segment (a trailing `/` ignored)?
+fn path_matches(pattern: &str, path: &str) -> bool {
+    let segs = |s: &str| -> Vec<String> {
+        s.split('/')
+            .filter(|x| !x.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (p, q) = (segs(pattern), segs(path));
+    p.len() == q.len()
+        && p.iter()
+            .zip(&q)
+            .all(|(a, b)| a == "*" || (b.starts_with('{') && b.ends_with('}')) || a == b)
+}
+
+#[cfg(test)]
+mod endpoint_tests {
+    use super::{path_matches, split_url};
+
+    #[test]
+    fn urls_split_into_host_and_path() {
+        assert_eq!(
+            split_url("https://api.stripe.com/v1/charges?expand=x"),
+            Some(("api.stripe.com", "/v1/charges"))
+        );
+        assert_eq!(
+            split_url("https://user@api.yookassa.ru:443/v3/payments/"),
+            Some(("api.yookassa.ru", "/v3/payments/"))
+        );
+        assert_eq!(split_url("/v1/charges"), None);
+    }
+
+    #[test]
+    fn paths_match_by_segment() {
+        assert!(path_matches("/v1/charges", "/v1/charges/"));
+        assert!(path_matches(
+            "/v1/charges/*/capture",
+            "/v1/charges/{chargeId}/capture"
+        ));
+        assert!(!path_matches("/v1/charges", "/v1/charges/{id}"));
+        assert!(!path_matches("/v1/refunds", "/v1/charges"));
+    }
 }

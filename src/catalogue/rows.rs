@@ -96,6 +96,17 @@ row!(RecursionRegion, |r| format!(
     few(&r.failure_handlers)
 ));
 row!(StepRegion, |r| format!("{}: {}", r.label, few(&r.methods)));
+row!(Endpoint, |r| format!(
+    "{}: {} on {}",
+    r.label,
+    few(&r.paths),
+    r.hosts.join(", ")
+));
+row!(ClientBase, |r| format!(
+    "declarative client base URL: {} of @{}",
+    few(&r.attributes),
+    few(&r.annotations)
+));
 row!(AckLoop, |r| format!(
     "{}: a loop whose body calls {} on {} for its item",
     r.label,

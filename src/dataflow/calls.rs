@@ -657,6 +657,19 @@ impl Cx<'_> {
             let apart = !on_this && self.transaction_of(*m).is_some_and(|t| t.apart);
             self.note_callee_saves(sums.of(*m), apart);
         }
+        // A declarative client's request to a money-moving endpoint, with no key header.
+        if let Some((label, row)) = targets.iter().find_map(|m| sums.of(*m).endpoint.clone()) {
+            let text = format!("{}(…)", self.call_label(c).trim_end_matches("()"));
+            let keyed = args.iter().any(|a| a.contains(&Origin::Keyed));
+            self.effect(
+                EffectKind::SideEffect { keyed },
+                here.span,
+                format!("{label} `{text}`"),
+                row,
+                c.scope,
+                false,
+            );
+        }
         hits_effects.sort();
         hits_effects.dedup();
         for (span, label, row, own) in hits_effects {

@@ -130,6 +130,7 @@ static EMPTY_SUMMARY: SummaryData = SummaryData {
     ret_key_params: BTreeSet::new(),
     ret_found: BTreeSet::new(),
     saves: BTreeMap::new(),
+    endpoint: None,
 };
 
 impl std::ops::Deref for Summary {
@@ -237,6 +238,9 @@ pub struct SummaryData {
     /// Stores a record is saved through, committed, on every normal return of the method
     /// (`true`: apart from any caller's transaction).
     pub saves: BTreeMap<String, bool>,
+    /// The method is a declarative client's request to a provider's money-moving endpoint with
+    /// no key header parameter: its label and row. Each call of it is a side effect.
+    pub endpoint: Option<(String, String)>,
 }
 
 impl Summary {
@@ -282,6 +286,9 @@ impl Summary {
         self.ret_found.extend(other.ret_found);
         for (k, apart) in other.saves {
             *self.saves.entry(k).or_insert(apart) &= apart;
+        }
+        if other.endpoint.is_some() && (self.endpoint.is_none() || other.endpoint < self.endpoint) {
+            self.endpoint = other.endpoint;
         }
         match (&mut self.ret_shape, other.ret_shape) {
             (Some(mine), Some(theirs)) => {

@@ -300,6 +300,12 @@ pub trait Model: Factories + Sync {
 
     // Side effects.
     fn side_effect(&self, call: &dyn Site) -> Option<SideEffectMatch<'_>>;
+    /// The money-moving endpoint a request to this URL reaches, if it is one
+    /// (`https://api.stripe.com/v1/charges`; a `{placeholder}` segment matches any).
+    fn money_endpoint(&self, url: &str) -> Option<SideEffectMatch<'_>>;
+    /// The attributes that hold a declarative client's base URL, when the annotation on its
+    /// interface is one of the clients that have one (`@FeignClient(url = …)`).
+    fn client_base_attributes(&self, annotation_is: &dyn Fn(&str) -> bool) -> Option<&[String]>;
 
     // Cluster-wide locks.
     /// Code passed to this call runs under a cluster-wide lock.

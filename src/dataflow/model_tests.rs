@@ -99,6 +99,12 @@ impl Model for TinyModel {
     fn side_effect(&self, _: &dyn Site) -> Option<SideEffectMatch<'_>> {
         None
     }
+    fn money_endpoint(&self, _: &str) -> Option<SideEffectMatch<'_>> {
+        None
+    }
+    fn client_base_attributes(&self, _: &dyn Fn(&str) -> bool) -> Option<&[String]> {
+        None
+    }
     fn is_lock_wrapper(&self, _: &str) -> bool {
         false
     }

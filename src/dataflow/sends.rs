@@ -232,6 +232,91 @@ impl Cx<'_> {
                 .param_sends
                 .insert(i as u16, Sends::of(verb));
         }
+        if verb == Verb::Write {
+            self.out.summary.endpoint = self.money_endpoint();
+        }
+    }
+
+    /// The money-moving endpoint this abstract client method posts to, when no parameter of it
+    /// is a key header (a named one is a key sink; a header map may hold one): its base URL on
+    /// the client interface (`@FeignClient(url = "${stripe.url}")`, resolved in the module's
+    /// settings) joined with the path its annotations give.
+    fn money_endpoint(&self) -> Option<(String, String)> {
+        let m = self.method;
+        if !self.out.summary.param_sinks.is_empty() {
+            return None;
+        }
+        let header_map = m.params.iter().any(|p| {
+            p.annotations.iter().any(|a| {
+                let simple = a.name.rsplit('.').next().unwrap_or(&a.name);
+                simple.contains("Header") && crate::dataflow::calls::annotation_value(a).is_none()
+            })
+        });
+        if header_map {
+            return None;
+        }
+        let class = self.project.class(self.class);
+        let base = class.annotations.iter().find_map(|a| {
+            let t = self.resolve(&a.name);
+            let attrs = self
+                .model
+                .client_base_attributes(&|x| self.project.type_is(&t, x))?;
+            attrs.iter().find_map(|k| {
+                a.args
+                    .iter()
+                    .find(|(n, _)| n.as_deref() == Some(k.as_str()) || n.is_none() && k == "value")
+                    .and_then(|(_, v)| self.setting_text(v))
+            })
+        })?;
+        let path_of = |annotations: &[Annotation]| {
+            annotations.iter().find_map(|a| {
+                let simple = a.name.rsplit('.').next().unwrap_or(&a.name);
+                let value = a
+                    .args
+                    .iter()
+                    .find(|(n, _)| matches!(n.as_deref(), None | Some("value" | "path")))
+                    .and_then(|(_, v)| self.setting_text(v))?;
+                if simple == "RequestLine" {
+                    value.split_whitespace().nth(1).map(str::to_string)
+                } else {
+                    value.starts_with('/').then_some(value)
+                }
+            })
+        };
+        let prefix = path_of(&class.annotations).unwrap_or_default();
+        let path = path_of(&m.annotations)?;
+        let mut url = base.trim_end_matches('/').to_string();
+        for part in [prefix.as_str(), path.as_str()] {
+            let part = part.trim_matches('/');
+            if !part.is_empty() {
+                url.push('/');
+                url.push_str(part);
+            }
+        }
+        let hit = self.model.money_endpoint(&url)?;
+        Some((hit.label.to_string(), hit.row.to_string()))
+    }
+
+    /// The text of a string constant with its `${key}` / `${key:default}` placeholders taken
+    /// from the settings of the file's module; `None` when a part cannot be told.
+    fn setting_text(&self, e: &Expr) -> Option<String> {
+        let text = self.project.constant(self.class, e)?;
+        let mut out = String::new();
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find("${") {
+            out.push_str(&rest[..i]);
+            let end = rest[i..].find('}')? + i;
+            let inner = &rest[i + 2..end];
+            let (key, default) = match inner.split_once(':') {
+                Some((k, d)) => (k, Some(d)),
+                None => (inner, None),
+            };
+            let values = self.project.modules().setting(self.class.0, key);
+            out.push_str(values.first().copied().or(default)?);
+            rest = &rest[end + 1..];
+        }
+        out.push_str(rest);
+        Some(out)
     }
 }
 

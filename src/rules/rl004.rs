@@ -15,6 +15,28 @@ declare_rule! {
     /// `@Retryable` method, a retry callback, a retried pipeline, a redelivered listener, a
     /// scheduled job), also through called methods, and carries no idempotency key at all.
     ///
+    /// The same calls made by hand through a declarative HTTP client count too: an OpenFeign or
+    /// Spring HTTP interface method (or a MicroProfile REST client) that posts to a provider's
+    /// money-moving endpoint — Stripe `/v1/charges`, `/v1/refunds`, `/v1/payouts`, … on
+    /// `api.stripe.com`; YooKassa, PayPal, Square, Mercado Pago, Razorpay and Paystack
+    /// likewise — with no idempotency-key header parameter. The URL is the client's base
+    /// (`@FeignClient(url = "${stripe.url}")`, its placeholders read from the module's
+    /// `application.yml`/`.properties`) joined with the method's path; a client whose base URL
+    /// cannot be told, and an internal service with the same paths, are not matched. The call
+    /// of the client method is reported.
+    /// ```java
+    /// @FeignClient(name = "stripe", url = "${integration.stripe.url}")
+    /// interface StripeApi {
+    ///     @PostMapping("/v1/charges")
+    ///     Charge createCharge(@RequestParam("source") String source, @RequestParam("amount") long amount);
+    /// }
+    ///
+    /// @RabbitListener(queues = "orders.paid")           // listener retry enabled
+    /// public void onOrderPaid(OrderPaid e) {
+    ///     stripe.createCharge(e.cardToken(), e.amountCents());  // RL004
+    /// }
+    /// ```
+    ///
     /// Side effects move money or create an obligation at a provider, and are catalogued per
     /// provider by method and, where the SDK sends request objects through one method, by
     /// request class: PayPal's `client.execute(new OrdersCaptureRequest(id))` is one, while
@@ -149,6 +171,10 @@ fn check(cx: &Context) -> Vec<Finding> {
                 when: Vec::new(),
             };
             let mut covering = reach::covering(cx, *id, &site, e.scope);
+            // A request a declarative client sends with a key its interceptors add.
+            if cx.cat.side_effects.endpoints.iter().any(|x| x.id == e.row) {
+                covering.retain(|i| !keyed_by_interceptor(cx, *i, *id));
+            }
             // A region that re-runs only after a failure, where no failure can follow the call.
             covering.retain(|i| !super::swallowed::holds(cx, *i, *id, e.span, false));
             if covering.is_empty() {
@@ -183,6 +209,20 @@ fn check(cx: &Context) -> Vec<Finding> {
             f
         })
         .collect()
+}
+
+/// Does region `i` run, for the requests method `m` sends (itself, or through a client method
+/// it calls), an interceptor that writes a key (a header under a key name, whatever its value:
+/// RL001–RL003 judge the value)?
+fn keyed_by_interceptor(cx: &Context, i: usize, m: MethodId) -> bool {
+    cx.regions[i].entered.iter().any(|(part, sender)| {
+        (*sender == m || cx.graph.edges(m).iter().any(|(_, t)| t == sender))
+            && cx.flows.get(part).is_some_and(|f| {
+                f.effects
+                    .iter()
+                    .any(|e| e.kind == flow::EffectKind::KeySink)
+            })
+    })
 }
 
 #[cfg(test)]

@@ -430,6 +430,9 @@ pub struct EffectWords<'a> {
     pub key_classes: Vec<&'a String>,
     /// Idempotency header names.
     pub header_names: &'a [String],
+    /// Other words of string literals: the paths of money-moving endpoints (up to their first
+    /// `*` segment).
+    pub literal_words: Vec<String>,
     /// Normalized fragments and whole names of key parameters.
     pub param_contains: &'a [String],
     pub param_equals: &'a [String],
@@ -526,7 +529,7 @@ impl Needles {
             v.dedup();
             AhoCorasick::new(&v).ok()
         };
-        let headers = normalized(&mut w.header_names.iter());
+        let headers = normalized(&mut w.header_names.iter().chain(&w.literal_words));
         let params = normalized(&mut w.param_contains.iter().chain(w.param_equals));
         let mut rows = Vec::new();
         for se in &w.side_effects {
@@ -560,6 +563,7 @@ impl Needles {
         packages.sort();
         packages.dedup();
         let mut words: Vec<String> = vec![format!("{:?}", w.header_names)];
+        words.push(format!("{:?}", w.literal_words));
         words.push(format!("{:?}", w.param_contains));
         words.push(format!("{:?}", w.param_equals));
         words.push(format!("{packages:?}"));
@@ -861,6 +865,7 @@ mod tests {
             reported_annotations: Vec::new(),
             key_classes: vec![&key_class],
             header_names: &headers,
+            literal_words: Vec::new(),
             param_contains: &contains,
             param_equals: &equals,
             side_effects: vec![SideEffectWords {

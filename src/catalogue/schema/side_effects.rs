@@ -2,12 +2,15 @@
 
 use serde::Deserialize;
 
-/// Known non-idempotent calls: `[[side_effects.call]]`, `[[side_effects.key_carrier]]`.
+/// Known non-idempotent calls: `[[side_effects.call]]`, `[[side_effects.key_carrier]]`,
+/// `[[side_effects.endpoint]]`, `[[side_effects.client_base]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SideEffectTables {
     pub call: Vec<SideEffect>,
     pub key_carrier: Vec<KeyCarrier>,
+    pub endpoint: Vec<Endpoint>,
+    pub client_base: Vec<ClientBase>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -49,4 +52,26 @@ pub struct OnlyWith {
 pub struct KeyCarrier {
     pub id: String,
     pub types: Vec<String>,
+}
+
+/// A provider's money-moving REST endpoints, for requests sent through a declarative client:
+/// a URL whose host is one of `hosts` and whose path matches one of `paths` (`*` matches one
+/// segment, and so does a `{placeholder}` of the client's path).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Endpoint {
+    pub id: String,
+    pub hosts: Vec<String>,
+    pub paths: Vec<String>,
+    pub label: String,
+}
+
+/// Where a declarative client's base URL is written: an attribute (the first of `attributes`
+/// given) of one of `annotations` on the client interface.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientBase {
+    pub id: String,
+    pub annotations: Vec<String>,
+    pub attributes: Vec<String>,
 }
