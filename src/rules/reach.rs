@@ -53,6 +53,13 @@ pub(super) fn covers(cx: &Context, i: usize, m: MethodId, src: &flow::SourceSite
 pub(super) fn covering(cx: &Context, m: MethodId, src: &flow::SourceSite, t: u32) -> Vec<usize> {
     let mut at = cx.reaches.regions_at(m);
     at.retain(|&i| covers(cx, i, m, src, t));
+    // A test that retries application code re-runs it only in the test: its region makes
+    // findings in test sources alone.
+    let test =
+        |file: u32| crate::workspace::scan::test_source(&cx.project.files[file as usize].path);
+    if !test(m.0) {
+        at.retain(|&i| !test(cx.regions[i].loc.file));
+    }
     at
 }
 

@@ -117,7 +117,7 @@ impl TreeWords {
 }
 
 /// Is the file at `shown` a test source (Maven's and Gradle's test source sets)?
-fn test_source(shown: &str) -> bool {
+pub fn test_source(shown: &str) -> bool {
     let p = format!("/{}", shown.replace('\\', "/"));
     [
         "/src/test/",
