@@ -141,7 +141,7 @@ declare_rule! {
         source: None,
         summary: "A known non-idempotent API call runs inside a re-execution region with no idempotency key",
         verb: "runs",
-        consequence: "a retry after a lost response repeats it",
+        consequence: "the next attempt repeats it",
         primary_label: "no idempotency key",
         related_label: "",
         fix: "Pass an idempotency key derived from the operation",
@@ -198,8 +198,15 @@ fn check(cx: &Context) -> Vec<Finding> {
                 f.regions.push(related(project, &r.loc, format!("{}: re-executed", r.describe())));
             }
             let noun = message::execution_noun(&regs);
+            // A scheduler does it again on every run; a retry or a redelivery after an attempt
+            // that failed once the call had started (its response lost, or a later step).
+            let consequence = if noun == "run" {
+                "each run repeats it"
+            } else {
+                "if the attempt fails after it (a lost response, a later step), the next attempt repeats it"
+            };
             f.message = format!(
-                "{} runs on every {noun} of {}{path} with no idempotency key: a retry after a lost response repeats it",
+                "{} runs on every {noun} of {}{path} with no idempotency key: {consequence}",
                 f.source,
                 message::region_phrase(project, &f.path, &regs)
             );
