@@ -1,5 +1,6 @@
 //! Hand-written queue consumers (SPEC §3.2, a redelivered message handler): a loop over the
-//! messages a queue client received whose body acknowledges its item — SQS `deleteMessage` with
+//! messages a queue client received (an enhanced `for`, or a `forEach` lambda) whose body
+//! acknowledges its item — SQS `deleteMessage` with
 //! the item's receipt handle — after handling it. A message whose handling fails is not
 //! acknowledged: once its visibility timeout ends it is received and handled again, so the body
 //! of the loop re-runs for it. Which calls acknowledge is the catalogue's `[[regions.ack_loop]]`
@@ -12,7 +13,7 @@
 use super::liveness::{catches_all, logs};
 use super::{Part, Region};
 use crate::catalogue::{AckLoop, Catalogue};
-use crate::java::ir::{Block, Call, Expr, Node, Stmt};
+use crate::java::ir::{Block, Call, Expr, LambdaBody, Node, ScopeId, Span, Stmt};
 use crate::semantic::Loc;
 use crate::semantic::walk::Body;
 
@@ -28,6 +29,39 @@ pub fn ack_loop_region(body: &Body<'_>, cat: &Catalogue, s: &Stmt) -> Option<Reg
     else {
         return None;
     };
+    handler_region(body, cat, b, item, *scope, *span)
+}
+
+/// The region a `forEach` call `c` of `body` makes, if the lambda it runs for each item
+/// (`messages.forEach(m -> { handle(m); sqs.deleteMessage(…m.receiptHandle()…); })`)
+/// acknowledges its item.
+pub fn ack_for_each_region(body: &Body<'_>, cat: &Catalogue, c: &Call) -> Option<Region> {
+    if c.name != "forEach" || c.recv.is_none() {
+        return None;
+    }
+    let [Expr::Lambda(l)] = c.args.as_slice() else {
+        return None;
+    };
+    let LambdaBody::Block(b) = &l.body else {
+        return None;
+    };
+    let scope = body.method.scopes.get(l.scope as usize)?;
+    let [(item, _)] = scope.params.as_slice() else {
+        return None;
+    };
+    handler_region(body, cat, b, item, l.scope, c.name_span)
+}
+
+/// The region of a body `b` run for each received `item`, in scope `scope`, when it
+/// acknowledges the item after handling it and a failure can skip the acknowledgement.
+fn handler_region(
+    body: &Body<'_>,
+    cat: &Catalogue,
+    b: &Block,
+    item: &str,
+    scope: ScopeId,
+    span: Span,
+) -> Option<Region> {
     for row in &cat.regions.ack_loop {
         let Some(k) = b.iter().position(|st| {
             let mut stack = vec![Node::Stmt(st)];
@@ -49,9 +83,9 @@ pub fn ack_loop_region(body: &Body<'_>, cat: &Catalogue, s: &Stmt) -> Option<Reg
             body.method.name.to_string(),
             Loc {
                 file: body.id.0,
-                span: *span,
+                span,
             },
-            vec![Part::Scopes(body.id, vec![*scope])],
+            vec![Part::Scopes(body.id, vec![scope])],
             &row.id,
         ));
     }

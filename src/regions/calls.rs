@@ -27,6 +27,11 @@ struct Regions<'c>(Vec<Region>, &'c Catalogue);
 impl<'p> Visitor<'p> for Regions<'_> {
     fn call(&mut self, body: &Body<'p>, c: &'p Call, _recv_is_type: bool) {
         self.regions_at(body, c);
+        if let Some(r) = super::ack_loops::ack_for_each_region(body, self.1, c)
+            && !self.0.iter().any(|x| x.loc == r.loc && x.row == r.row)
+        {
+            self.0.push(r);
+        }
     }
 
     fn loop_stmt(&mut self, body: &Body<'p>, s: &'p Stmt) {
