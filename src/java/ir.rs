@@ -719,7 +719,7 @@ pub struct Call {
     pub args: Vec<Expr>,
     pub span: Span,
     pub name_span: Span,
-    /// The lambda/anonymous scope this call is evaluated in.
+    /// The lambda, anonymous-method or loop-body scope this call is evaluated in.
     pub scope: ScopeId,
     /// `super.name(…)`
     pub on_super: bool,
