@@ -18,8 +18,9 @@ declare_rule! {
     /// The same calls made by hand through a declarative HTTP client count too: an OpenFeign or
     /// Spring HTTP interface method (or a MicroProfile REST client) that posts to a provider's
     /// money-moving endpoint — Stripe `/v1/charges`, `/v1/refunds`, `/v1/payouts`, … on
-    /// `api.stripe.com`; YooKassa, PayPal, Square, Mercado Pago, Razorpay and Paystack
-    /// likewise — with no idempotency-key header parameter. The URL is the client's base
+    /// `api.stripe.com`; YooKassa, PayPal, Square, Mercado Pago, Razorpay, Paystack,
+    /// Checkout.com, GoCardless, Flutterwave and Wise likewise — with no idempotency-key header
+    /// parameter. The URL is the client's base
     /// (`@FeignClient(url = "${stripe.url}")`, its placeholders read from the module's
     /// `application.yml`/`.properties`) joined with the method's path; a client whose base URL
     /// cannot be told, and an internal service with the same paths, are not matched. The call
