@@ -10,7 +10,7 @@
 //! acknowledgement in a `finally`, or a statement of its own after handling that sits in `try`
 //! blocks catching every exception without rethrowing (and logging, and plain declarations).
 
-use super::liveness::{catches_all, logs};
+use super::liveness::{logs, swallowing_try};
 use super::{Part, Region};
 use crate::catalogue::{AckLoop, Catalogue};
 use crate::java::ir::{Block, Call, Expr, LambdaBody, Node, ScopeId, Span, Stmt};
@@ -75,7 +75,7 @@ fn handler_region(
         }) else {
             continue;
         };
-        if always_acknowledged(body, row, item, b, k) {
+        if always_acknowledged(body, cat, row, item, b, k) {
             return None;
         }
         return Some(Region::new(
@@ -130,7 +130,14 @@ fn names(e: &Expr, item: &str, accessors: Option<&[String]>) -> bool {
 /// Is the item acknowledged whatever its handling did: the acknowledgement (in statement `k` of
 /// the loop's body `b`) sits in a `finally`, or is a statement of its own that every failure
 /// before it in the body is caught ahead of?
-fn always_acknowledged(body: &Body<'_>, row: &AckLoop, item: &str, b: &Block, k: usize) -> bool {
+fn always_acknowledged(
+    body: &Body<'_>,
+    cat: &Catalogue,
+    row: &AckLoop,
+    item: &str,
+    b: &Block,
+    k: usize,
+) -> bool {
     let st = &b[k];
     if let Stmt::Try {
         finally: Some(f), ..
@@ -139,19 +146,20 @@ fn always_acknowledged(body: &Body<'_>, row: &AckLoop, item: &str, b: &Block, k:
     {
         return true;
     }
-    matches!(st, Stmt::Expr(_) | Stmt::Local { .. }) && b[..k].iter().all(cannot_escape)
+    // A catch clause that hands the exception to a method that throws it rethrows it.
+    let rethrows = |var: &str, c: &Block| {
+        super::failures::Rethrows::new(body.project, cat).through_call(body.id, var, c, 0)
+    };
+    matches!(st, Stmt::Expr(_) | Stmt::Local { .. })
+        && b[..k].iter().all(|s| cannot_escape(s, &rethrows))
 }
 
 /// Can no failure of statement `s` leave the loop's body: a `try` with a clause that catches
-/// every exception and no clause that throws, a logging call, a declaration without a call?
-fn cannot_escape(s: &Stmt) -> bool {
+/// every exception and no clause that throws (itself or through a method it hands the exception
+/// to), a logging call, a declaration without a call?
+fn cannot_escape(s: &Stmt, rethrows: &dyn Fn(&str, &Block) -> bool) -> bool {
     match s {
-        Stmt::Try { catches, .. } => {
-            catches.iter().any(|(_, c)| catch_all(c))
-                && catches
-                    .iter()
-                    .all(|(_, c)| !Node::all(c).any(|n| matches!(n, Node::Stmt(Stmt::Throw(_)))))
-        }
+        Stmt::Try { .. } => swallowing_try(s, rethrows).is_some(),
         Stmt::Expr(Expr::Call(c)) => logs(c),
         Stmt::Local { init, .. } => init.as_ref().is_none_or(|e| !calls(e)),
         _ => false,
@@ -168,9 +176,4 @@ fn calls(e: &Expr) -> bool {
         n.children(&mut stack);
     }
     false
-}
-
-/// Does a catch block take every exception (its first statement declares the caught exception)?
-fn catch_all(c: &Block) -> bool {
-    matches!(c.first(), Some(Stmt::Local { ty, init: None, .. }) if catches_all(ty))
 }

@@ -478,18 +478,24 @@ pub fn swallows_every_failure(
     preamble: &dyn Fn(&Stmt) -> bool,
     rethrows: &dyn Fn(&str, &Block) -> bool,
 ) -> Option<(String, bool)> {
-    let (
-        Stmt::Try {
-            catches, finally, ..
-        },
-        before,
-    ) = body.split_last()?
-    else {
-        return None;
-    };
+    let (last, before) = body.split_last()?;
     if !before.iter().all(preamble) {
         return None;
     }
+    let caught = swallowing_try(last, rethrows)?;
+    Some((caught, !before.is_empty()))
+}
+
+/// The caught type when `s` is a `try` with a catch of every exception and no `throw` in its
+/// catch clauses or its `finally`, nor a call that rethrows the caught exception
+/// (`rethrows(name, clause)`): no failure of its body leaves it.
+pub(super) fn swallowing_try(s: &Stmt, rethrows: &dyn Fn(&str, &Block) -> bool) -> Option<String> {
+    let Stmt::Try {
+        catches, finally, ..
+    } = s
+    else {
+        return None;
+    };
     // The widest clause: `catch (RuntimeException e) … catch (Exception e)` takes `Exception`.
     let all: Vec<&String> = catches
         .iter()
@@ -507,7 +513,7 @@ pub fn swallows_every_failure(
         .iter()
         .any(|(var, b)| throws_in(b) || rethrows(var, b))
         || finally.as_ref().is_some_and(throws_in);
-    (!rethrown).then_some((caught, !before.is_empty()))
+    (!rethrown).then_some(caught)
 }
 
 /// A statement that may come before the catch-all `try` of a body that never fails.

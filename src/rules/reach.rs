@@ -57,7 +57,7 @@ pub(super) fn covering(cx: &Context, m: MethodId, src: &flow::SourceSite, t: u32
     // findings in test sources alone.
     let test =
         |file: u32| crate::workspace::scan::test_source(&cx.project.files[file as usize].path);
-    if !test(m.0) {
+    if !at.is_empty() && !test(m.0) {
         at.retain(|&i| !test(cx.regions[i].loc.file));
     }
     at
