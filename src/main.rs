@@ -7,6 +7,20 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// jemalloc where it builds: a full scan allocates and frees millions of small IR nodes, and
+/// glibc's malloc spent about a fifth of the CPU time of one (README, Speed).
+#[cfg(all(unix, not(target_os = "openbsd")))]
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// One arena (the scan runs a few threads, each allocating little at a time) and dirty pages
+/// given back to the system within 0.3 s, never kept as "muzzy": the peak stays that of
+/// glibc's malloc (measured on a 12,000-file project) while the time drops.
+#[cfg(all(unix, not(target_os = "openbsd")))]
+#[allow(non_upper_case_globals)]
+#[unsafe(export_name = "_rjem_malloc_conf")]
+pub static malloc_conf: &[u8; 46] = b"narenas:1,dirty_decay_ms:300,muzzy_decay_ms:0\0";
+
 #[derive(Parser)]
 #[command(
     name = "retrylint",

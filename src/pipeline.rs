@@ -25,20 +25,45 @@ type Analysed = (
     Vec<(MethodId, analysis::Lost)>,
 );
 
-/// With `RETRYLINT_TIMINGS` set, each phase prints its wall time to standard error.
+/// With `RETRYLINT_TIMINGS` set, each phase prints its wall time, the CPU time of the process
+/// in it (where the system tells it) and the memory to standard error.
 pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
     if std::env::var_os("RETRYLINT_TIMINGS").is_none() {
         return f();
     }
     let t0 = std::time::Instant::now();
+    let c0 = cpu_seconds();
     let out = f();
+    let cpu = match (c0, cpu_seconds()) {
+        (Some(a), Some(b)) => format!(" (cpu {:.3}s)", b - a),
+        _ => String::new(),
+    };
     eprintln!(
-        "retrylint: {name}: {:.3}s{}{}",
+        "retrylint: {name}: {:.3}s{cpu}{}{}",
         t0.elapsed().as_secs_f64(),
         peak_memory(),
         heap_in_use()
     );
     out
+}
+
+/// The user and system CPU time of the process so far, in seconds (Unix).
+fn cpu_seconds() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: `getrusage` fills the `rusage` it is given, which lives through the call.
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) };
+        if rc != 0 {
+            return None;
+        }
+        // SAFETY: filled by the successful call above (and zeroed before it).
+        let u = unsafe { u.assume_init() };
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        Some(secs(u.ru_utime) + secs(u.ru_stime))
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 /// The process's peak resident memory so far, where the system tells it (Linux).
@@ -53,9 +78,40 @@ fn peak_memory() -> String {
         .unwrap_or_default()
 }
 
-/// The bytes the allocator holds for live allocations now, where it tells it (glibc): the
-/// resident peak also counts what freed memory the allocator kept.
+/// The bytes held for live allocations now, where the allocator tells it: jemalloc's
+/// `stats.allocated` where the command line uses it (see `main.rs`), else glibc's `mallinfo2`.
+/// The resident peak also counts what freed memory the allocator kept.
 fn heap_in_use() -> String {
+    #[cfg(all(unix, not(target_os = "openbsd")))]
+    {
+        // SAFETY: `epoch` is written a `u64` (refreshing the statistics) and `stats.allocated`
+        // read into a `usize`, the types jemalloc documents for them; both names are
+        // NUL-terminated.
+        unsafe {
+            let mut epoch: u64 = 1;
+            let mut size = std::mem::size_of::<u64>();
+            tikv_jemalloc_sys::mallctl(
+                c"epoch".as_ptr(),
+                (&raw mut epoch).cast(),
+                &mut size,
+                (&raw mut epoch).cast(),
+                size,
+            );
+            let mut allocated: usize = 0;
+            let mut size = std::mem::size_of::<usize>();
+            let rc = tikv_jemalloc_sys::mallctl(
+                c"stats.allocated".as_ptr(),
+                (&raw mut allocated).cast(),
+                &mut size,
+                std::ptr::null_mut(),
+                0,
+            );
+            // Zero when the program's allocator is not jemalloc (a test of the library).
+            if rc == 0 && allocated > 0 {
+                return format!(", heap in use {} kB", allocated / 1024);
+            }
+        }
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         // Looked up at run time: glibc has `mallinfo2` since 2.33, while the released wheel
@@ -71,9 +127,9 @@ fn heap_in_use() -> String {
             std::mem::transmute::<*mut libc::c_void, extern "C" fn() -> libc::mallinfo2>(f)
         };
         let m = f();
-        format!(", heap in use {} kB", (m.uordblks + m.hblkhd) / 1024)
+        return format!(", heap in use {} kB", (m.uordblks + m.hblkhd) / 1024);
     }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    #[allow(unreachable_code)]
     String::new()
 }
 

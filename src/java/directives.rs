@@ -7,6 +7,7 @@
 //! (`policy::suppress`), which applies them.
 
 use super::ir::{Directive, DirectiveForm, Span};
+use crate::java::fields::{self, Fields};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -264,7 +265,7 @@ fn annotation_directives(
     out: &mut Vec<Directive>,
 ) {
     let name = node
-        .child_by_field_name("name")
+        .field(fields::NAME)
         .map(|n| text_of(n, src))
         .unwrap_or_default();
     if name != "SuppressWarnings" && name != "java.lang.SuppressWarnings" {
@@ -277,7 +278,7 @@ fn annotation_directives(
     else {
         return;
     };
-    let Some(args) = node.child_by_field_name("arguments") else {
+    let Some(args) = node.field(fields::ARGUMENTS) else {
         return;
     };
     let (first, last) = (
@@ -326,7 +327,7 @@ fn nested_bodies(stmt: Node, first: u32) -> Vec<(u32, u32)> {
     let mut stack = vec![stmt];
     while let Some(n) = stack.pop() {
         let body = match n.kind() {
-            "lambda_expression" => n.child_by_field_name("body"),
+            "lambda_expression" => n.field(fields::BODY),
             "class_body" if n.id() != stmt.id() => Some(n),
             _ => None,
         };

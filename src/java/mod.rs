@@ -1,6 +1,7 @@
 //! The Java syntax layer: parse with tree-sitter-java and lower to the owned [`ir`].
 
 pub mod directives;
+pub mod fields;
 pub mod ir;
 pub mod lines;
 pub mod lower;

@@ -1,6 +1,7 @@
 //! Declarations: imports, types, members, parameters, methods.
 
 use super::*;
+use crate::java::fields::{self, Fields};
 
 impl<'a> Lowerer<'a> {
     pub(super) fn import(&mut self, n: Node<'_>) {
@@ -47,16 +48,14 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn annotation(&mut self, n: Node<'_>) -> Annotation {
-        let name = self.field_text(n, "name");
+        let name = self.field_text(n, fields::NAME);
         let mut args = Vec::new();
-        if let Some(list) = n.child_by_field_name("arguments") {
+        if let Some(list) = n.field(fields::ARGUMENTS) {
             let mut c = list.walk();
             for ch in list.named_children(&mut c) {
                 if ch.kind() == "element_value_pair" {
-                    let key = ch
-                        .child_by_field_name("key")
-                        .map(|k| Name::new(self.text(k)));
-                    if let Some(v) = ch.child_by_field_name("value") {
+                    let key = ch.field(fields::KEY).map(|k| Name::new(self.text(k)));
+                    if let Some(v) = ch.field(fields::VALUE) {
                         let e = self.annotation_value(v);
                         args.push((key, e));
                     }
@@ -116,7 +115,7 @@ impl<'a> Lowerer<'a> {
             self.too_deep(n);
             return;
         }
-        let name = self.field_text(n, "name");
+        let name = self.field_text(n, fields::NAME);
         let fqn = match outer {
             Some(o) => format!("{}.{}", self.facts.classes[o].fqn, name),
             None if self.facts.package.is_empty() => name.clone(),
@@ -158,7 +157,7 @@ impl<'a> Lowerer<'a> {
         });
         self.depth += 1;
         if kind == ClassKind::Record
-            && let Some(params) = n.child_by_field_name("parameters")
+            && let Some(params) = n.field(fields::PARAMETERS)
         {
             // The canonical constructor: its parameters are the components.
             let ps = self.params(params);
@@ -203,7 +202,7 @@ impl<'a> Lowerer<'a> {
                 }],
             });
         }
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.field(fields::BODY) {
             self.class_body(body, idx);
         }
         self.depth -= 1;
@@ -240,7 +239,7 @@ impl<'a> Lowerer<'a> {
                 }
                 "enum_body_declarations" => self.class_body(m, class),
                 "enum_constant" => {
-                    if let Some(b) = m.child_by_field_name("body") {
+                    if let Some(b) = m.field(fields::BODY) {
                         self.class_body(b, class);
                     }
                 }
@@ -292,10 +291,10 @@ impl<'a> Lowerer<'a> {
         let ty = self.field_type(m);
         let generic = self.field_generic(m);
         let mut c2 = m.walk();
-        let decls: Vec<Node<'_>> = m.children_by_field_name("declarator", &mut c2).collect();
+        let decls: Vec<Node<'_>> = m.fields(fields::DECLARATOR, &mut c2).collect();
         for d in decls {
-            let name = self.field_text(d, "name");
-            let init = d.child_by_field_name("value").map(|v| self.expr(v));
+            let name = self.field_text(d, fields::NAME);
+            let init = d.field(fields::VALUE).map(|v| self.expr(v));
             if let Some(e) = &init
                 && !modifiers.is_static
             {
@@ -330,7 +329,7 @@ impl<'a> Lowerer<'a> {
                     let (_, annotations) = self.modifiers(p);
                     let ty = self.field_type(p);
                     let generic = self.field_generic(p);
-                    let name = self.field_text(p, "name");
+                    let name = self.field_text(p, fields::NAME);
                     out.push(Param {
                         name: name.into(),
                         ty: ty.into(),
@@ -346,7 +345,7 @@ impl<'a> Lowerer<'a> {
                     let mut c2 = p.walk();
                     for ch in p.named_children(&mut c2) {
                         match ch.kind() {
-                            "variable_declarator" => name = self.field_text(ch, "name"),
+                            "variable_declarator" => name = self.field_text(ch, fields::NAME),
                             "modifiers" => {}
                             _ if ty.is_empty() => ty = erase_type(self.text(ch)) + "[]",
                             _ => {}
@@ -369,12 +368,12 @@ impl<'a> Lowerer<'a> {
     pub(super) fn method(&mut self, n: Node<'_>, class: usize) {
         let (modifiers, annotations) = self.modifiers(n);
         let is_ctor = n.kind() != "method_declaration";
-        let name_node = n.child_by_field_name("name");
+        let name_node = n.field(fields::NAME);
         let name = name_node
             .map(|x| self.text(x).to_string())
             .unwrap_or_default();
         let params = n
-            .child_by_field_name("parameters")
+            .field(fields::PARAMETERS)
             .map(|p| self.params(p))
             .unwrap_or_else(|| {
                 if n.kind() == "compact_constructor_declaration" {
@@ -402,7 +401,7 @@ impl<'a> Lowerer<'a> {
             params: Vec::new(),
         }];
         self.scope = 0;
-        let body = n.child_by_field_name("body").map(|b| self.block(b));
+        let body = n.field(fields::BODY).map(|b| self.block(b));
         let class_is_interface = self.facts.classes[class].kind == ClassKind::Interface;
         let mut modifiers = modifiers;
         if body.is_none() && (class_is_interface || modifiers.is_abstract) {

@@ -7,6 +7,7 @@
 //! of that declaration — only there, only as far as the element type.
 
 use super::*;
+use crate::java::fields::{self, Fields};
 
 impl<'a> Lowerer<'a> {
     /// The element type of the iterable `value` of the enhanced `for` statement `each`, when it
@@ -16,10 +17,10 @@ impl<'a> Lowerer<'a> {
             "identifier" => self.text(value),
             "field_access"
                 if value
-                    .child_by_field_name("object")
+                    .field(fields::OBJECT)
                     .is_some_and(|o| o.kind() == "this") =>
             {
-                self.text(value.child_by_field_name("field")?)
+                self.text(value.field(fields::FIELD)?)
             }
             _ => return None,
         };
@@ -32,16 +33,15 @@ impl<'a> Lowerer<'a> {
     fn declared_type<'t>(&self, at: Node<'t>, name: &str) -> Option<Node<'t>> {
         let named = |decl: Node<'t>| {
             let mut c = decl.walk();
-            let hit = decl.children_by_field_name("declarator", &mut c).any(|d| {
-                d.child_by_field_name("name")
-                    .is_some_and(|n| self.text(n) == name)
-            });
-            hit.then(|| decl.child_by_field_name("type")).flatten()
+            let hit = decl
+                .fields(fields::DECLARATOR, &mut c)
+                .any(|d| d.field(fields::NAME).is_some_and(|n| self.text(n) == name));
+            hit.then(|| decl.field(fields::TYPE)).flatten()
         };
         let param = |p: Node<'t>| {
-            p.child_by_field_name("name")
+            p.field(fields::NAME)
                 .is_some_and(|n| self.text(n) == name)
-                .then(|| p.child_by_field_name("type"))
+                .then(|| p.field(fields::TYPE))
                 .flatten()
         };
         let mut child = at;
@@ -60,13 +60,13 @@ impl<'a> Lowerer<'a> {
                     .filter_map(named)
                     .last(),
                 "for_statement" => a
-                    .children_by_field_name("init", &mut c)
+                    .fields(fields::INIT, &mut c)
                     .find_map(|i| (i.kind() == "local_variable_declaration").then(|| named(i))?),
                 "enhanced_for_statement" if a.id() != at.id() => param(a),
                 "method_declaration"
                 | "constructor_declaration"
                 | "lambda_expression"
-                | "record_declaration" => a.child_by_field_name("parameters").and_then(|ps| {
+                | "record_declaration" => a.field(fields::PARAMETERS).and_then(|ps| {
                     let mut c2 = ps.walk();
                     ps.named_children(&mut c2)
                         .filter(|p| p.kind() == "formal_parameter")

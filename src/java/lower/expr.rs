@@ -1,6 +1,7 @@
 //! Expressions, one family per method.
 
 use super::*;
+use crate::java::fields::{self, Fields};
 
 impl<'a> Lowerer<'a> {
     pub fn expr(&mut self, n: Node<'_>) -> Expr {
@@ -57,15 +58,15 @@ impl<'a> Lowerer<'a> {
     }
 
     fn call(&mut self, n: Node<'_>, span: Span) -> Expr {
-        let obj = n.child_by_field_name("object");
+        let obj = n.field(fields::OBJECT);
         let on_super = obj.is_some_and(|o| o.kind() == "super");
         let recv = obj.filter(|o| o.kind() != "super").map(|o| self.expr(o));
-        let name_node = n.child_by_field_name("name");
+        let name_node = n.field(fields::NAME);
         let name = name_node
             .map(|x| self.text(x).to_string())
             .unwrap_or_default();
         let args = n
-            .child_by_field_name("arguments")
+            .field(fields::ARGUMENTS)
             .map(|a| self.args(a))
             .unwrap_or_default();
         Expr::Call(Box::new(Call {
@@ -82,7 +83,7 @@ impl<'a> Lowerer<'a> {
     fn new_object(&mut self, n: Node<'_>, span: Span) -> Expr {
         let ty = self.field_type(n);
         let args = n
-            .child_by_field_name("arguments")
+            .field(fields::ARGUMENTS)
             .map(|a| self.args(a))
             .unwrap_or_default();
         let mut anon = Vec::new();
@@ -93,9 +94,9 @@ impl<'a> Lowerer<'a> {
                 if m.kind() != "method_declaration" {
                     continue;
                 }
-                let name = self.field_text(m, "name");
+                let name = self.field_text(m, fields::NAME);
                 let params: Vec<(Name, Option<Name>)> = m
-                    .child_by_field_name("parameters")
+                    .field(fields::PARAMETERS)
                     .map(|p| self.params(p))
                     .unwrap_or_default()
                     .into_iter()
@@ -105,7 +106,7 @@ impl<'a> Lowerer<'a> {
                 let saved = self.scope;
                 self.scope = scope;
                 let body = m
-                    .child_by_field_name("body")
+                    .field(fields::BODY)
                     .map(|b| self.block(b))
                     .unwrap_or_default();
                 self.scope = saved;
@@ -123,11 +124,11 @@ impl<'a> Lowerer<'a> {
 
     fn field_access(&mut self, n: Node<'_>, span: Span) -> Expr {
         let obj = n
-            .child_by_field_name("object")
+            .field(fields::OBJECT)
             .map(|o| self.expr(o))
             .unwrap_or(Expr::Opaque(span));
         let field = n
-            .child_by_field_name("field")
+            .field(fields::FIELD)
             .map(|f| self.text(f).to_string())
             .unwrap_or_default();
         Expr::Field(Box::new(obj), field, span)
@@ -135,7 +136,7 @@ impl<'a> Lowerer<'a> {
 
     fn lambda(&mut self, n: Node<'_>, span: Span) -> Expr {
         let mut params = Vec::new();
-        if let Some(p) = n.child_by_field_name("parameters") {
+        if let Some(p) = n.field(fields::PARAMETERS) {
             match p.kind() {
                 "identifier" => params.push((Name::new(self.text(p)), None)),
                 "formal_parameters" => {
@@ -158,7 +159,7 @@ impl<'a> Lowerer<'a> {
         let scope = self.new_scope(n, params);
         let saved = self.scope;
         self.scope = scope;
-        let body = match n.child_by_field_name("body") {
+        let body = match n.field(fields::BODY) {
             Some(b) if b.kind() == "block" => LambdaBody::Block(self.block(b)),
             Some(b) => LambdaBody::Expr(self.expr(b)),
             None => LambdaBody::Block(Vec::new()),
@@ -193,12 +194,12 @@ impl<'a> Lowerer<'a> {
     }
 
     fn assign(&mut self, n: Node<'_>, span: Span) -> Expr {
-        let target = self.field_expr(n, "left", span);
+        let target = self.field_expr(n, fields::LEFT, span);
         let op = n
-            .child_by_field_name("operator")
+            .field(fields::OPERATOR)
             .map(|x| self.text(x).to_string())
             .unwrap_or_else(|| "=".into());
-        let value = self.field_expr(n, "right", span);
+        let value = self.field_expr(n, fields::RIGHT, span);
         Expr::Assign(Box::new(Assign {
             target,
             op,
@@ -208,9 +209,9 @@ impl<'a> Lowerer<'a> {
     }
 
     fn binary(&mut self, n: Node<'_>, span: Span) -> Expr {
-        let left = self.field_expr(n, "left", span);
-        let op = self.field_text(n, "operator");
-        let right = self.field_expr(n, "right", span);
+        let left = self.field_expr(n, fields::LEFT, span);
+        let op = self.field_text(n, fields::OPERATOR);
+        let right = self.field_expr(n, fields::RIGHT, span);
         Expr::Binary(Box::new(Binary {
             op,
             left,
@@ -220,18 +221,18 @@ impl<'a> Lowerer<'a> {
     }
 
     fn ternary(&mut self, n: Node<'_>, span: Span) -> Expr {
-        let c = self.field_expr(n, "condition", span);
-        let a = self.field_expr(n, "consequence", span);
-        let b = self.field_expr(n, "alternative", span);
+        let c = self.field_expr(n, fields::CONDITION, span);
+        let a = self.field_expr(n, fields::CONSEQUENCE, span);
+        let b = self.field_expr(n, fields::ALTERNATIVE, span);
         Expr::Ternary(Box::new(c), Box::new(a), Box::new(b), span)
     }
 
     fn unary(&mut self, n: Node<'_>, span: Span) -> Expr {
         let op = n
-            .child_by_field_name("operator")
+            .field(fields::OPERATOR)
             .map(|x| self.text(x))
             .unwrap_or("");
-        let operand = self.field_expr(n, "operand", span);
+        let operand = self.field_expr(n, fields::OPERAND, span);
         if op == "!" {
             Expr::Not(Box::new(operand), span)
         } else {
@@ -264,7 +265,7 @@ impl<'a> Lowerer<'a> {
 
     fn cast(&mut self, n: Node<'_>, span: Span) -> Expr {
         let ty = self.field_type(n);
-        let v = self.field_expr(n, "value", span);
+        let v = self.field_expr(n, fields::VALUE, span);
         Expr::Cast(ty, Box::new(v), span)
     }
 
@@ -277,9 +278,9 @@ impl<'a> Lowerer<'a> {
     }
 
     fn switch_expr(&mut self, n: Node<'_>, span: Span) -> Expr {
-        let scrutinee = self.field_expr(n, "condition", span);
+        let scrutinee = self.field_expr(n, fields::CONDITION, span);
         let mut arms = Vec::new();
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.field(fields::BODY) {
             let mut c = body.walk();
             let kids: Vec<Node<'_>> = body.named_children(&mut c).collect();
             for arm in kids {

@@ -9,6 +9,7 @@ mod expr;
 mod stmt;
 
 use super::ir::*;
+use crate::java::fields::{self, Fields};
 pub use elements::element_of;
 use tree_sitter::Node;
 
@@ -176,28 +177,28 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The text of field `field` of `n`, or an empty string where it is missing.
-    pub(super) fn field_text(&self, n: Node<'_>, field: &str) -> String {
-        n.child_by_field_name(field)
+    pub(super) fn field_text(&self, n: Node<'_>, field: fields::Field) -> String {
+        n.field(field)
             .map(|x| self.text(x).to_string())
             .unwrap_or_default()
     }
 
     /// The erased type written in the `type` field of `n`.
     pub(super) fn field_type(&self, n: Node<'_>) -> String {
-        n.child_by_field_name("type")
+        n.field(fields::TYPE)
             .map(|t| erase_type(self.text(t)))
             .unwrap_or_default()
     }
 
     /// The type written in the `type` field of `n` with its type arguments, when it has any.
     pub(super) fn field_generic(&self, n: Node<'_>) -> Generic {
-        n.child_by_field_name("type")
+        n.field(fields::TYPE)
             .and_then(|t| generic_type(self.text(t)))
     }
 
     /// The lowered expression in field `field` of `n`, or an opaque one where it is missing.
-    pub(super) fn field_expr(&mut self, n: Node<'_>, field: &str, span: Span) -> Expr {
-        n.child_by_field_name(field)
+    pub(super) fn field_expr(&mut self, n: Node<'_>, field: fields::Field, span: Span) -> Expr {
+        n.field(field)
             .map(|x| self.expr(x))
             .unwrap_or(Expr::Opaque(span))
     }

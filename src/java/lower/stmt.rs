@@ -1,6 +1,7 @@
 //! Statements: blocks, loops, `try`, jumps and local classes.
 
 use super::*;
+use crate::java::fields::{self, Fields};
 
 impl<'a> Lowerer<'a> {
     pub(super) fn block(&mut self, n: Node<'_>) -> Block {
@@ -64,7 +65,7 @@ impl<'a> Lowerer<'a> {
             }
             "labeled_statement" => self.labeled(n, out),
             "synchronized_statement" => {
-                if let Some(b) = n.child_by_field_name("body") {
+                if let Some(b) = n.field(fields::BODY) {
                     let b = self.block(b);
                     out.push(Stmt::Block(b));
                 }
@@ -95,10 +96,10 @@ impl<'a> Lowerer<'a> {
         let ty = self.field_type(n);
         let generic = self.field_generic(n);
         let mut c = n.walk();
-        let decls: Vec<Node<'_>> = n.children_by_field_name("declarator", &mut c).collect();
+        let decls: Vec<Node<'_>> = n.fields(fields::DECLARATOR, &mut c).collect();
         for d in decls {
-            let name = self.field_text(d, "name");
-            let init = d.child_by_field_name("value").map(|v| self.expr(v));
+            let name = self.field_text(d, fields::NAME);
+            let init = d.field(fields::VALUE).map(|v| self.expr(v));
             out.push(Stmt::Local {
                 ty: ty.clone(),
                 generic,
@@ -111,14 +112,14 @@ impl<'a> Lowerer<'a> {
 
     fn if_stmt(&mut self, n: Node<'_>, out: &mut Block) {
         let cond = n
-            .child_by_field_name("condition")
+            .field(fields::CONDITION)
             .map(|c| self.expr(c))
             .unwrap_or(Expr::Opaque(span_of(n)));
         let then = n
-            .child_by_field_name("consequence")
+            .field(fields::CONSEQUENCE)
             .map(|c| self.block(c))
             .unwrap_or_default();
-        let els = n.child_by_field_name("alternative").map(|c| self.block(c));
+        let els = n.field(fields::ALTERNATIVE).map(|c| self.block(c));
         out.push(Stmt::If { cond, then, els });
     }
 
@@ -126,9 +127,9 @@ impl<'a> Lowerer<'a> {
         // The loop body is a scope of its own: a retry loop is a region.
         let scope = self.new_scope(n, Vec::new());
         let saved = std::mem::replace(&mut self.scope, scope);
-        let cond = n.child_by_field_name("condition").map(|c| self.expr(c));
+        let cond = n.field(fields::CONDITION).map(|c| self.expr(c));
         let body = n
-            .child_by_field_name("body")
+            .field(fields::BODY)
             .map(|c| self.block(c))
             .unwrap_or_default();
         self.scope = saved;
@@ -146,7 +147,7 @@ impl<'a> Lowerer<'a> {
     fn for_loop(&mut self, n: Node<'_>, out: &mut Block) {
         let mut head = Vec::new();
         let mut c = n.walk();
-        let inits: Vec<Node<'_>> = n.children_by_field_name("init", &mut c).collect();
+        let inits: Vec<Node<'_>> = n.fields(fields::INIT, &mut c).collect();
         for i in inits {
             if i.kind() == "local_variable_declaration" {
                 self.stmt_into(i, &mut head);
@@ -157,12 +158,12 @@ impl<'a> Lowerer<'a> {
         }
         let scope = self.new_scope(n, Vec::new());
         let saved = std::mem::replace(&mut self.scope, scope);
-        let cond = n.child_by_field_name("condition").map(|c| self.expr(c));
+        let cond = n.field(fields::CONDITION).map(|c| self.expr(c));
         let mut c = n.walk();
-        let ups: Vec<Node<'_>> = n.children_by_field_name("update", &mut c).collect();
+        let ups: Vec<Node<'_>> = n.fields(fields::UPDATE, &mut c).collect();
         let update = ups.into_iter().map(|u| self.expr(u)).collect();
         let body = n
-            .child_by_field_name("body")
+            .field(fields::BODY)
             .map(|c| self.block(c))
             .unwrap_or_default();
         self.scope = saved;
@@ -180,15 +181,13 @@ impl<'a> Lowerer<'a> {
     fn for_each(&mut self, n: Node<'_>, out: &mut Block) {
         let mut ty = self.field_type(n);
         if ty == "var"
-            && let Some(e) = n
-                .child_by_field_name("value")
-                .and_then(|v| self.element_type(n, v))
+            && let Some(e) = n.field(fields::VALUE).and_then(|v| self.element_type(n, v))
         {
             ty = e;
         }
-        let name = self.field_text(n, "name");
+        let name = self.field_text(n, fields::NAME);
         let value = n
-            .child_by_field_name("value")
+            .field(fields::VALUE)
             .map(|v| self.expr(v))
             .unwrap_or(Expr::Opaque(span_of(n)));
         // The body is a scope of its own: a loop over received messages that acknowledges
@@ -196,7 +195,7 @@ impl<'a> Lowerer<'a> {
         let scope = self.new_scope(n, Vec::new());
         let saved = std::mem::replace(&mut self.scope, scope);
         let body = n
-            .child_by_field_name("body")
+            .field(fields::BODY)
             .map(|c| self.block(c))
             .unwrap_or_default();
         self.scope = saved;
@@ -213,13 +212,13 @@ impl<'a> Lowerer<'a> {
 
     fn try_stmt(&mut self, n: Node<'_>, out: &mut Block) {
         let mut resources = Vec::new();
-        if let Some(r) = n.child_by_field_name("resources") {
+        if let Some(r) = n.field(fields::RESOURCES) {
             let mut c = r.walk();
             for res in r.named_children(&mut c) {
                 let ty = self.field_type(res);
                 let generic = self.field_generic(res);
-                let name = self.field_text(res, "name");
-                let init = res.child_by_field_name("value").map(|v| self.expr(v));
+                let name = self.field_text(res, fields::NAME);
+                let init = res.field(fields::VALUE).map(|v| self.expr(v));
                 resources.push(Stmt::Local {
                     ty,
                     generic,
@@ -230,7 +229,7 @@ impl<'a> Lowerer<'a> {
             }
         }
         let body = n
-            .child_by_field_name("body")
+            .field(fields::BODY)
             .map(|c| self.block(c))
             .unwrap_or_default();
         let mut catches = Vec::new();
@@ -241,7 +240,7 @@ impl<'a> Lowerer<'a> {
                 "catch_clause" => {
                     let formal = named_child_of_kinds(ch, &["catch_formal_parameter"]);
                     let param = formal
-                        .and_then(|p| p.child_by_field_name("name"))
+                        .and_then(|p| p.field(fields::NAME))
                         .map(|x| self.text(x).to_string())
                         .unwrap_or_default();
                     // The parameter is a local of the catch block. A multi-catch `A | B e` is
@@ -279,7 +278,7 @@ impl<'a> Lowerer<'a> {
                             span: formal.map(span_of).unwrap_or_else(|| span_of(ch)),
                         });
                     }
-                    if let Some(body) = ch.child_by_field_name("body") {
+                    if let Some(body) = ch.field(fields::BODY) {
                         b.extend(self.block(body));
                     }
                     catches.push((param, b));
@@ -311,7 +310,7 @@ impl<'a> Lowerer<'a> {
     fn explicit_ctor_call(&mut self, n: Node<'_>, out: &mut Block) {
         // this(…) / super(…): arguments still evaluate.
         let args = n
-            .child_by_field_name("arguments")
+            .field(fields::ARGUMENTS)
             .map(|a| self.args(a))
             .unwrap_or_default();
         out.push(Stmt::Expr(Expr::Op(args, span_of(n))));
