@@ -108,11 +108,10 @@ mod tests {
 
     #[test]
     fn every_name_is_a_field_of_the_grammar() {
-        for i in 0..NAMES.len() {
+        for (i, name) in NAMES.iter().enumerate() {
             assert!(
                 Field(i).id().is_some(),
-                "{} is not a field of tree-sitter-java",
-                NAMES[i]
+                "{name} is not a field of tree-sitter-java"
             );
         }
         assert_eq!(BODY.name(), "body");
