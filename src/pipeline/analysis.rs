@@ -124,6 +124,9 @@ pub(crate) fn find(
             files.len()
         );
     }
+    if std::env::var_os("RETRYLINT_DEBUG_REGIONS").is_some() {
+        largest_regions(project, &all_regions, &graph);
+    }
     if probe {
         return (Vec::new(), Vec::new());
     }
@@ -430,6 +433,37 @@ fn region_files(regions: &[Region]) -> Vec<u32> {
 }
 
 /// The methods a region's code is written in.
+/// `RETRYLINT_DEBUG_REGIONS`: the ten regions whose calls reach the most methods, to standard
+/// error — where a scan's time goes when one region reaches most of a project.
+fn largest_regions(project: &Project, regions: &[Region], graph: &CallGraph) {
+    let mut sizes: Vec<(usize, &Region)> = regions
+        .iter()
+        .map(|r| {
+            let mut seen: HashSet<MethodId> = region_methods(r).collect();
+            let mut todo: Vec<MethodId> = seen.iter().copied().collect();
+            while let Some(m) = todo.pop() {
+                for (_, c) in graph.edges(m) {
+                    if seen.insert(*c) {
+                        todo.push(*c);
+                    }
+                }
+            }
+            (seen.len(), r)
+        })
+        .collect();
+    sizes.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.loc.cmp(&b.1.loc)));
+    for (n, r) in sizes.iter().take(10) {
+        let file = &project.files[r.loc.file as usize];
+        eprintln!(
+            "retrylint: region {} in {} ({}:{}) reaches {n} methods",
+            r.label,
+            r.owner,
+            file.path,
+            file.facts.line_of(r.loc.span.start)
+        );
+    }
+}
+
 fn region_methods(r: &Region) -> impl Iterator<Item = MethodId> + '_ {
     r.parts.iter().map(|p| match p {
         Part::Whole(m) | Part::Scopes(m, _) => *m,
