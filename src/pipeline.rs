@@ -39,10 +39,11 @@ pub fn phase<T>(name: &str, f: impl FnOnce() -> T) -> T {
         _ => String::new(),
     };
     eprintln!(
-        "retrylint: {name}: {:.3}s{cpu}{}{}",
+        "retrylint: {name}: {:.3}s{cpu}{}{}, {} body decodings so far",
         t0.elapsed().as_secs_f64(),
         peak_memory(),
-        heap_in_use()
+        heap_in_use(),
+        crate::java::ir::Body::decodings()
     );
     out
 }
