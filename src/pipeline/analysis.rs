@@ -432,7 +432,6 @@ fn region_files(regions: &[Region]) -> Vec<u32> {
     regions.iter().map(|r| r.loc.file).collect()
 }
 
-/// The methods a region's code is written in.
 /// `RETRYLINT_DEBUG_REGIONS`: the ten regions whose calls reach the most methods, to standard
 /// error — where a scan's time goes when one region reaches most of a project.
 fn largest_regions(project: &Project, regions: &[Region], graph: &CallGraph) {
@@ -464,6 +463,7 @@ fn largest_regions(project: &Project, regions: &[Region], graph: &CallGraph) {
     }
 }
 
+/// The methods a region's code is written in.
 fn region_methods(r: &Region) -> impl Iterator<Item = MethodId> + '_ {
     r.parts.iter().map(|p| match p {
         Part::Whole(m) | Part::Scopes(m, _) => *m,
