@@ -83,6 +83,15 @@ fn peak_memory() -> String {
 /// `stats.allocated` where the command line uses it (see `main.rs`), else glibc's `mallinfo2`.
 /// The resident peak also counts what freed memory the allocator kept.
 fn heap_in_use() -> String {
+    jemalloc_allocated()
+        .or_else(glibc_in_use)
+        .map(|b| format!(", heap in use {} kB", b / 1024))
+        .unwrap_or_default()
+}
+
+/// jemalloc's count of allocated bytes; `None` where it is not the program's allocator (a test
+/// of the library) or not built in.
+fn jemalloc_allocated() -> Option<usize> {
     #[cfg(all(unix, not(target_os = "openbsd")))]
     {
         // SAFETY: `epoch` is written a `u64` (refreshing the statistics) and `stats.allocated`
@@ -107,12 +116,15 @@ fn heap_in_use() -> String {
                 std::ptr::null_mut(),
                 0,
             );
-            // Zero when the program's allocator is not jemalloc (a test of the library).
-            if rc == 0 && allocated > 0 {
-                return format!(", heap in use {} kB", allocated / 1024);
-            }
+            (rc == 0 && allocated > 0).then_some(allocated)
         }
     }
+    #[cfg(not(all(unix, not(target_os = "openbsd"))))]
+    None
+}
+
+/// glibc's count of bytes in use; `None` on other C libraries and before glibc 2.33.
+fn glibc_in_use() -> Option<usize> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         // Looked up at run time: glibc has `mallinfo2` since 2.33, while the released wheel
@@ -122,16 +134,16 @@ fn heap_in_use() -> String {
         // counters.
         let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"mallinfo2".as_ptr()) };
         if f.is_null() {
-            return String::new();
+            return None;
         }
         let f = unsafe {
             std::mem::transmute::<*mut libc::c_void, extern "C" fn() -> libc::mallinfo2>(f)
         };
         let m = f();
-        return format!(", heap in use {} kB", (m.uordblks + m.hblkhd) / 1024);
+        Some(m.uordblks + m.hblkhd)
     }
-    #[allow(unreachable_code)]
-    String::new()
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    None
 }
 
 pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {

@@ -124,9 +124,6 @@ pub(crate) fn find(
             files.len()
         );
     }
-    if std::env::var_os("RETRYLINT_DEBUG_REGIONS").is_some() {
-        largest_regions(project, &all_regions, &graph);
-    }
     if probe {
         return (Vec::new(), Vec::new());
     }
@@ -203,6 +200,9 @@ pub(crate) fn find(
             regions::Reaches::new(project, &graph, &dead_regions),
         )
     });
+    if std::env::var_os("RETRYLINT_DEBUG_REGIONS").is_some() {
+        largest_regions(project, &all_regions, &reaches);
+    }
     let cx = rules::Context {
         project,
         cat,
@@ -434,20 +434,11 @@ fn region_files(regions: &[Region]) -> Vec<u32> {
 
 /// `RETRYLINT_DEBUG_REGIONS`: the ten regions whose calls reach the most methods, to standard
 /// error — where a scan's time goes when one region reaches most of a project.
-fn largest_regions(project: &Project, regions: &[Region], graph: &CallGraph) {
-    let mut sizes: Vec<(usize, &Region)> = regions
-        .iter()
-        .map(|r| {
-            let mut seen: HashSet<MethodId> = region_methods(r).collect();
-            let mut todo: Vec<MethodId> = seen.iter().copied().collect();
-            while let Some(m) = todo.pop() {
-                for (_, c) in graph.edges(m) {
-                    if seen.insert(*c) {
-                        todo.push(*c);
-                    }
-                }
-            }
-            (seen.len(), r)
+fn largest_regions(project: &Project, regions: &[Region], reaches: &regions::Reaches) {
+    let mut sizes: Vec<(usize, &Region)> = (0..regions.len())
+        .map(|i| {
+            let reached: HashSet<MethodId> = reaches.methods(i).collect();
+            (reached.len(), &regions[i])
         })
         .collect();
     sizes.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.loc.cmp(&b.1.loc)));
