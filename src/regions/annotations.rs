@@ -7,6 +7,7 @@ use super::{Part, Region};
 use crate::catalogue::{AnnotationRegion, Catalogue};
 use crate::java::ir::{Annotation, ClassKind};
 use crate::semantic::{Loc, MethodId, Project, TypeRef};
+use rayon::prelude::*;
 
 /// Regions made by annotations on methods and classes.
 /// Only methods for which `wanted` holds are looked at; `callers_known` holds for those whose
@@ -14,86 +15,16 @@ use crate::semantic::{Loc, MethodId, Project, TypeRef};
 pub fn annotation_regions(
     project: &Project,
     cat: &Catalogue,
-    wanted: &dyn Fn(&MethodId) -> bool,
-    callers_known: &dyn Fn(&MethodId) -> bool,
+    wanted: &(dyn Fn(&MethodId) -> bool + Sync),
+    callers_known: &(dyn Fn(&MethodId) -> bool + Sync),
     named_calls: NamedCallsOf,
 ) -> Vec<Region> {
-    let mut hits = Vec::new();
-    for id in project.all_methods().filter(|m| wanted(m)) {
-        let m = project.method(id);
-        if m.is_ctor || !m.has_body() || m.name.starts_with('<') {
-            continue;
-        }
-        let class = project.class_of(id);
-        let matches_in = |at: crate::semantic::ClassRef, a: &Annotation| {
-            let t = project.resolve_type(at.0, Some(at.1 as usize), &a.name);
-            cat.regions
-                .annotation
-                .iter()
-                .find(|r| r.annotations.iter().any(|x| project.type_is(&t, x)))
-                .or_else(|| composed(project, cat, &t))
-        };
-        let matches = |a: &Annotation| matches_in(class, a);
-        let mut hit = None;
-        for a in &m.annotations {
-            if let Some(r) = matches(a) {
-                hit = Some((r, a.span));
-                break;
-            }
-        }
-        // Declared on the method of an implemented interface or overridden class.
-        if hit.is_none() {
-            'sup: for sup in project.supertypes_of(class) {
-                for sm in project.methods_of(*sup) {
-                    let smm = project.method(*sm);
-                    if smm.name != m.name || smm.params.len() != m.params.len() {
-                        continue;
-                    }
-                    for a in &smm.annotations {
-                        if let Some(r) = matches_in(*sup, a) {
-                            hit = Some((r, m.name_span));
-                            break 'sup;
-                        }
-                    }
-                }
-            }
-        }
-        if hit.is_none() && m.modifiers.is_public {
-            for a in &project.class(class).annotations {
-                if let Some(r) = matches(a).filter(|r| r.class_level) {
-                    // A recovery method of a retried class runs once, after the attempts.
-                    let exempt = m.annotations.iter().any(|ma| {
-                        let t = project.resolve_type(id.0, Some(class.1 as usize), &ma.name);
-                        r.class_level_except.iter().any(|x| project.type_is(&t, x))
-                    });
-                    if !exempt {
-                        hit = Some((r, a.span));
-                    }
-                    break;
-                }
-            }
-        }
-        // A row that needs a bean named by an attribute (`adviceChain = "retryAdvice"`).
-        if let Some((r, _)) = hit
-            && let Some(b) = &r.when_bean_attribute
-        {
-            let names_bean = m.annotations.iter().any(|a| {
-                let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
-                r.annotations.iter().any(|x| project.type_is(&t, x))
-                    && a.args
-                        .iter()
-                        .filter(|(k, _)| k.as_deref() == Some(b.name.as_str()))
-                        .flat_map(|(_, v)| bean_names(v))
-                        .any(|n| is_bean_of(project, &n, &b.types))
-            });
-            if !names_bean {
-                hit = None;
-            }
-        }
-        if let Some((r, span)) = hit {
-            hits.push((id, r, span));
-        }
-    }
+    // Each method is looked at on its own: in parallel, in the methods' order.
+    let all: Vec<MethodId> = project.all_methods().filter(|m| wanted(m)).collect();
+    let hits: Vec<(MethodId, &AnnotationRegion, crate::java::ir::Span)> = all
+        .par_iter()
+        .filter_map(|id| hit(project, cat, *id))
+        .collect();
     // Only a non-public method's callers are counted (is it invoked on `this` alone?): the
     // names of those are all the project's calls are looked up by.
     let asked = hits
@@ -103,7 +34,7 @@ pub fn annotation_regions(
         .map(|m| m.name.to_string())
         .collect();
     let enablers = Enablers::of(project, cat, named_calls, asked);
-    hits.into_iter()
+    hits.into_par_iter()
         .map(|(id, r, span)| {
             // A retried publisher: the body ran once, at assembly; its deferred parts re-run.
             let (parts, sends_at, deferred_refs) = r
@@ -128,6 +59,86 @@ pub fn annotation_regions(
             }
         })
         .collect()
+}
+
+/// The annotation row that makes method `id` a region, with the span it is reported at: an
+/// annotation on the method, on the method it implements or overrides, or on its class.
+fn hit<'c>(
+    project: &Project,
+    cat: &'c Catalogue,
+    id: MethodId,
+) -> Option<(MethodId, &'c AnnotationRegion, crate::java::ir::Span)> {
+    let m = project.method(id);
+    if m.is_ctor || !m.has_body() || m.name.starts_with('<') {
+        return None;
+    }
+    let class = project.class_of(id);
+    let matches_in = |at: crate::semantic::ClassRef, a: &Annotation| {
+        let t = project.resolve_type(at.0, Some(at.1 as usize), &a.name);
+        cat.regions
+            .annotation
+            .iter()
+            .find(|r| r.annotations.iter().any(|x| project.type_is(&t, x)))
+            .or_else(|| composed(project, cat, &t))
+    };
+    let matches = |a: &Annotation| matches_in(class, a);
+    let mut hit = None;
+    for a in &m.annotations {
+        if let Some(r) = matches(a) {
+            hit = Some((r, a.span));
+            break;
+        }
+    }
+    // Declared on the method of an implemented interface or overridden class.
+    if hit.is_none() {
+        'sup: for sup in project.supertypes_of(class) {
+            for sm in project.methods_of(*sup) {
+                let smm = project.method(*sm);
+                if smm.name != m.name || smm.params.len() != m.params.len() {
+                    continue;
+                }
+                for a in &smm.annotations {
+                    if let Some(r) = matches_in(*sup, a) {
+                        hit = Some((r, m.name_span));
+                        break 'sup;
+                    }
+                }
+            }
+        }
+    }
+    if hit.is_none() && m.modifiers.is_public {
+        for a in &project.class(class).annotations {
+            if let Some(r) = matches(a).filter(|r| r.class_level) {
+                // A recovery method of a retried class runs once, after the attempts.
+                let exempt = m.annotations.iter().any(|ma| {
+                    let t = project.resolve_type(id.0, Some(class.1 as usize), &ma.name);
+                    r.class_level_except.iter().any(|x| project.type_is(&t, x))
+                });
+                if !exempt {
+                    hit = Some((r, a.span));
+                }
+                break;
+            }
+        }
+    }
+    // A row that needs a bean named by an attribute (`adviceChain = "retryAdvice"`).
+    if let Some((r, _)) = hit
+        && let Some(b) = &r.when_bean_attribute
+    {
+        let names_bean = m.annotations.iter().any(|a| {
+            let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
+            r.annotations.iter().any(|x| project.type_is(&t, x))
+                && a.args
+                    .iter()
+                    .filter(|(k, _)| k.as_deref() == Some(b.name.as_str()))
+                    .flat_map(|(_, v)| bean_names(v))
+                    .any(|n| is_bean_of(project, &n, &b.types))
+        });
+        if !names_bean {
+            hit = None;
+        }
+    }
+    hit.map(|(r, span)| (id, r, span))
 }
 
 /// The row of a composed annotation: a project annotation type annotated with one of a row's

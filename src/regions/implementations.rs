@@ -5,6 +5,7 @@ use super::{Part, Region};
 use crate::catalogue::{Catalogue, ImplementationRegion};
 use crate::java::ir::{Expr, ScopeId};
 use crate::semantic::{Loc, MethodId, Project, TypeRef, collect_defs};
+use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// The framework types a project class implements or extends, resolved, transitively.
@@ -26,93 +27,115 @@ fn implemented_types(
 /// Only classes with a method for which `wanted` holds, and only such methods, are looked at.
 /// Gives the lambda regions of one row (by its index) in one file, from the function it is
 /// passed or from a cache.
-pub type LambdasOf<'a> = &'a dyn Fn(u32, usize, &dyn Fn() -> Vec<Region>) -> Vec<Region>;
+pub type LambdasOf<'a> = &'a (dyn Fn(u32, usize, &dyn Fn() -> Vec<Region>) -> Vec<Region> + Sync);
 
 /// `lambdas` gives the lambda regions of one row (by its index) in one file, from the function
 /// it is passed (which walks the file's `wanted` bodies) or from a cache.
 pub fn implementation_regions(
     project: &Project,
     cat: &Catalogue,
-    wanted: &dyn Fn(&MethodId) -> bool,
+    wanted: &(dyn Fn(&MethodId) -> bool + Sync),
     lambdas: LambdasOf,
 ) -> Vec<Region> {
     let mut out = Vec::new();
     for (ri, row) in cat.regions.implementation.iter().enumerate() {
         let is_row_type = |t: &TypeRef| row.supertypes.iter().any(|x| project.type_is(t, x));
-        for fi in 0..project.files.len() {
-            let facts = &project.files[fi].facts;
-            for ci in 0..facts.classes.len() {
-                let c = (fi as u32, ci as u32);
-                if !project.methods_of(c).iter().any(wanted) {
-                    continue;
-                }
-                // Methods the framework calls again, by name.
-                let mut names: Vec<String> = Vec::new();
-                for (t, _) in implemented_types(project, c) {
-                    if is_row_type(&t) {
-                        names.extend(row.methods.iter().cloned());
-                    }
-                    if let TypeRef::Project(k) = t {
-                        let kc = project.class(k);
-                        let annotated = kc.annotations.iter().any(|a| {
-                            let at = project.resolve_type(k.0, Some(k.1 as usize), &a.name);
-                            row.supertype_annotations
-                                .iter()
-                                .any(|x| project.type_is(&at, x))
-                        });
-                        if annotated {
-                            if row.methods.iter().any(|m| m == "*") {
-                                names.extend(
-                                    project
-                                        .methods_of(k)
-                                        .iter()
-                                        .map(|m| project.method(*m).name.to_string()),
-                                );
-                            } else {
-                                names.extend(row.methods.iter().cloned());
-                            }
-                        }
-                    }
-                }
-                if names.is_empty() {
-                    continue;
-                }
-                for m in project.methods_of(c) {
-                    let mm = project.method(*m);
-                    if mm.has_body()
-                        && !mm.is_ctor
-                        && names.iter().any(|n| *n == mm.name)
-                        && takes_row_param(project, row, *m)
-                        && !(row.on_failure
-                            && !super::liveness::returns_deferred(project, cat, *m)
-                            && super::liveness::never_fails_at_all(project, cat, *m))
-                    {
-                        out.push(Region {
-                            scheduler: row.scheduler,
-                            ..Region::new(
-                                &row.label,
-                                mm.name.to_string(),
-                                Loc {
-                                    file: m.0,
-                                    span: mm.name_span,
-                                },
-                                vec![Part::Whole(*m)],
-                                &row.id,
-                            )
-                        });
-                    }
-                }
-            }
-        }
+        // A file at a time, in parallel, in the files' order.
+        let per_file: Vec<Vec<Region>> = (0..project.files.len())
+            .into_par_iter()
+            .map(|fi| implementing_classes(project, cat, row, &is_row_type, wanted, fi))
+            .collect();
+        out.extend(per_file.into_iter().flatten());
         // A lambda's parameter types are not written: rows that look at them take classes only.
         if row.supertypes.is_empty() || !row.param_types.is_empty() {
             continue;
         }
         // Lambdas typed as the framework type: returned, held in a local, or in a field.
-        for fi in 0..project.files.len() as u32 {
-            out.extend(lambdas(fi, ri, &|| {
-                lambda_regions(project, row, &is_row_type, wanted, fi)
-            }));
+        let per_file: Vec<Vec<Region>> = (0..project.files.len() as u32)
+            .into_par_iter()
+            .map(|fi| {
+                lambdas(fi, ri, &|| {
+                    lambda_regions(project, row, &is_row_type, wanted, fi)
+                })
+            })
+            .collect();
+        out.extend(per_file.into_iter().flatten());
+    }
+    out
+}
+
+/// The regions of row `row` in file `fi`'s classes that implement its framework type (or a
+/// type annotated as its): their methods the framework calls again, by name.
+fn implementing_classes(
+    project: &Project,
+    cat: &Catalogue,
+    row: &ImplementationRegion,
+    is_row_type: &(dyn Fn(&TypeRef) -> bool + Sync),
+    wanted: &(dyn Fn(&MethodId) -> bool + Sync),
+    fi: usize,
+) -> Vec<Region> {
+    let mut out = Vec::new();
+    let facts = &project.files[fi].facts;
+    for ci in 0..facts.classes.len() {
+        let c = (fi as u32, ci as u32);
+        if !project.methods_of(c).iter().any(wanted) {
+            continue;
+        }
+        // Methods the framework calls again, by name.
+        let mut names: Vec<String> = Vec::new();
+        for (t, _) in implemented_types(project, c) {
+            if is_row_type(&t) {
+                names.extend(row.methods.iter().cloned());
+            }
+            if let TypeRef::Project(k) = t {
+                let kc = project.class(k);
+                let annotated = kc.annotations.iter().any(|a| {
+                    let at = project.resolve_type(k.0, Some(k.1 as usize), &a.name);
+                    row.supertype_annotations
+                        .iter()
+                        .any(|x| project.type_is(&at, x))
+                });
+                if annotated {
+                    if row.methods.iter().any(|m| m == "*") {
+                        names.extend(
+                            project
+                                .methods_of(k)
+                                .iter()
+                                .map(|m| project.method(*m).name.to_string()),
+                        );
+                    } else {
+                        names.extend(row.methods.iter().cloned());
+                    }
+                }
+            }
+        }
+        if names.is_empty() {
+            continue;
+        }
+        for m in project.methods_of(c) {
+            let mm = project.method(*m);
+            if mm.has_body()
+                && !mm.is_ctor
+                && names.iter().any(|n| *n == mm.name)
+                && takes_row_param(project, row, *m)
+                && !(row.on_failure
+                    && !super::liveness::returns_deferred(project, cat, *m)
+                    && super::liveness::never_fails_at_all(project, cat, *m))
+            {
+                out.push(Region {
+                    scheduler: row.scheduler,
+                    ..Region::new(
+                        &row.label,
+                        mm.name.to_string(),
+                        Loc {
+                            file: m.0,
+                            span: mm.name_span,
+                        },
+                        vec![Part::Whole(*m)],
+                        &row.id,
+                    )
+                });
+            }
         }
     }
     out
