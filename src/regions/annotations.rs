@@ -34,6 +34,8 @@ pub fn annotation_regions(
         .map(|m| m.name.to_string())
         .collect();
     let enablers = Enablers::of(project, cat, named_calls, asked);
+    // Before the hits are looked at in parallel (see `Enablers::prepare`).
+    enablers.prepare(project);
     hits.into_par_iter()
         .map(|(id, r, span)| {
             // A retried publisher: the body ran once, at assembly; its deferred parts re-run.

@@ -96,35 +96,50 @@ impl<'a> Enablers<'a> {
         }
     }
 
+    /// Build the index of [`Self::calls_named`] now, reading the files in parallel: to be
+    /// called outside any parallel work (an index first built inside a parallel task would have
+    /// that task wait on work it may itself have to run).
+    pub(super) fn prepare(&self, project: &Project) {
+        if !self.asked.is_empty() {
+            self.calls.get_or_init(|| self.index(project, true));
+        }
+    }
+
     /// The calls and method references named `name` anywhere in the project (`name` is one of
-    /// [`Self::asked`]).
+    /// [`Self::asked`]). Built here, one file after another, unless [`Self::prepare`] built it.
     pub(super) fn calls_named(&self, project: &Project, name: &str) -> &[NamedCall] {
         debug_assert!(self.asked.contains(name), "{name} was not announced");
-        let index = self.calls.get_or_init(|| {
-            use rayon::prelude::*;
-            // Each file's calls are cut down to the asked names as soon as they are known, so
-            // the calls of the whole project are never held at once.
-            let found: Vec<FileNamedCalls> = (0..project.files.len() as u32)
-                .into_par_iter()
-                .map(|fi| {
-                    let mut calls = (self.per_file)(fi, &|| file_named_calls(project, fi));
-                    calls.retain(|(n, ..)| self.asked.contains(n.as_str()));
-                    calls.shrink_to_fit();
-                    calls
-                })
-                .collect();
-            let mut index: HashMap<String, Vec<NamedCall>> = HashMap::new();
-            for (fi, calls) in found.into_iter().enumerate() {
-                for (n, ci, on_this, arity) in calls {
-                    index
-                        .entry(n)
-                        .or_default()
-                        .push(((fi as u32, ci), on_this, arity));
-                }
-            }
-            index
-        });
+        let index = self.calls.get_or_init(|| self.index(project, false));
         index.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every call and method reference of the project named as in [`Self::asked`].
+    fn index(&self, project: &Project, parallel: bool) -> HashMap<String, Vec<NamedCall>> {
+        use rayon::prelude::*;
+        // Each file's calls are cut down to the asked names as soon as they are known, so the
+        // calls of the whole project are never held at once.
+        let of_file = |fi: u32| {
+            let mut calls = (self.per_file)(fi, &|| file_named_calls(project, fi));
+            calls.retain(|(n, ..)| self.asked.contains(n.as_str()));
+            calls.shrink_to_fit();
+            calls
+        };
+        let files = 0..project.files.len() as u32;
+        let found: Vec<FileNamedCalls> = if parallel {
+            files.into_par_iter().map(of_file).collect()
+        } else {
+            files.map(of_file).collect()
+        };
+        let mut index: HashMap<String, Vec<NamedCall>> = HashMap::new();
+        for (fi, calls) in found.into_iter().enumerate() {
+            for (n, ci, on_this, arity) in calls {
+                index
+                    .entry(n)
+                    .or_default()
+                    .push(((fi as u32, ci), on_this, arity));
+            }
+        }
+        index
     }
 
     /// Is row `r` switched on for the code of `file`? Where no application of the scan enables

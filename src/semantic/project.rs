@@ -404,14 +404,15 @@ impl Project {
         /// Below this many classes, a search per class is cheap enough.
         const FEW: usize = 16;
         if classes.len() >= FEW {
+            // Sorted on one thread: it may be first needed inside a parallel task, which must
+            // not wait here on parallel work of its own.
             let all = self.all_by_name.get_or_init(|| {
-                use rayon::prelude::*;
                 let mut v: Vec<MethodId> = (0..self.files.len() as u32)
                     .flat_map(|f| {
                         (0..self.files[f as usize].facts.methods.len() as u32).map(move |m| (f, m))
                     })
                     .collect();
-                v.par_sort_unstable_by(|a, b| {
+                v.sort_unstable_by(|a, b| {
                     self.method(*a)
                         .name
                         .cmp(&self.method(*b).name)
