@@ -7,7 +7,6 @@
 //! distinct text for the whole process and never freed (the distinct names of a project are a
 //! few megabytes at most).
 
-use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::ptr::NonNull;
 use std::sync::{Mutex, OnceLock};
@@ -23,11 +22,13 @@ unsafe impl Sync for Name {}
 
 const SHARDS: usize = 16;
 
-type Shard = Mutex<HashMap<&'static str, Name>>;
+/// The names of one shard, found by a hash computed once per lookup (it also picks the shard).
+type Shard = Mutex<hashbrown::HashTable<Name>>;
 
-fn shards() -> &'static (std::collections::hash_map::RandomState, [Shard; SHARDS]) {
-    static TABLE: OnceLock<(std::collections::hash_map::RandomState, [Shard; SHARDS])> =
-        OnceLock::new();
+/// The hasher is seeded at random for each process, so that no input can choose colliding
+/// names.
+fn shards() -> &'static (foldhash::fast::RandomState, [Shard; SHARDS]) {
+    static TABLE: OnceLock<(foldhash::fast::RandomState, [Shard; SHARDS])> = OnceLock::new();
     TABLE.get_or_init(Default::default)
 }
 
@@ -35,9 +36,11 @@ impl Name {
     /// The name for `text`, made the first time the text is seen.
     pub fn new(text: &str) -> Name {
         let (state, shards) = shards();
-        let shard = &shards[state.hash_one(text) as usize % SHARDS];
-        let mut map = shard.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = map.get(text) {
+        let hash = state.hash_one(text);
+        // Bits the table uses neither for a bucket nor for its tags.
+        let shard = &shards[(hash >> 32) as usize % SHARDS];
+        let mut table = shard.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = table.find(hash, |n| n.as_str() == text) {
             return *n;
         }
         // The length (4 bytes, native order), then the text.
@@ -47,7 +50,7 @@ impl Name {
         bytes.extend_from_slice(text.as_bytes());
         let leaked: &'static mut [u8] = Box::leak(bytes.into_boxed_slice());
         let name = Name(NonNull::from(&mut leaked[0]));
-        map.insert(name.as_str(), name);
+        table.insert_unique(hash, name, |n| state.hash_one(n.as_str()));
         name
     }
 

@@ -3,7 +3,11 @@
 
 use super::modules::Modules;
 use crate::java::ir::{Call, Class, Expr, FileFacts, Method};
-use std::collections::HashMap;
+use std::collections::HashMap as StdHashMap;
+
+/// The index's maps, looked up on every resolution: hashed with a fast hasher seeded at random
+/// for each process (no input can choose colliding keys).
+type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::RandomState>;
 
 pub type ClassRef = (u32, u32);
 pub type MethodId = (u32, u32);
@@ -241,19 +245,19 @@ impl Project {
         let resolved = files.iter().map(|_| Default::default()).collect();
         let mut p = Project {
             files,
-            class_by_fqn: HashMap::new(),
+            class_by_fqn: HashMap::default(),
             modules: Modules::single(0),
-            methods_of_class: HashMap::new(),
-            methods_by_name: HashMap::new(),
+            methods_of_class: HashMap::default(),
+            methods_by_name: HashMap::default(),
             all_by_name: std::sync::OnceLock::new(),
             imports: Vec::new(),
-            supertypes: HashMap::new(),
-            subtypes: HashMap::new(),
-            closures: HashMap::new(),
-            constants_by_name: HashMap::new(),
+            supertypes: HashMap::default(),
+            subtypes: HashMap::default(),
+            closures: HashMap::default(),
+            constants_by_name: HashMap::default(),
             deps: None,
-            super_lookups: HashMap::new(),
-            noted: HashMap::new(),
+            super_lookups: HashMap::default(),
+            noted: HashMap::default(),
             resolved,
             mapped: 0,
             tree_words: Vec::new(),
@@ -309,7 +313,7 @@ impl Project {
                 v.into()
             })
             .collect();
-        let mut sup: HashMap<ClassRef, Vec<ClassRef>> = HashMap::new();
+        let mut sup: HashMap<ClassRef, Vec<ClassRef>> = HashMap::default();
         for (fi, f) in p.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
                 let cref = (fi as u32, ci as u32);
