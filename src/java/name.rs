@@ -25,8 +25,8 @@ const SHARDS: usize = 16;
 /// The names of one shard, found by a hash computed once per lookup (it also picks the shard).
 type Shard = Mutex<hashbrown::HashTable<Name>>;
 
-/// The hasher is seeded at random for each process, so that no input can choose colliding
-/// names.
+/// The hasher is seeded at random for each process: a file cannot be written in advance with
+/// names that collide.
 fn shards() -> &'static (foldhash::fast::RandomState, [Shard; SHARDS]) {
     static TABLE: OnceLock<(foldhash::fast::RandomState, [Shard; SHARDS])> = OnceLock::new();
     TABLE.get_or_init(Default::default)

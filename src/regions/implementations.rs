@@ -22,13 +22,13 @@ fn implemented_types(
     out
 }
 
+/// Gives the lambda regions of one row (by its index) in one file, from the function it is
+/// passed or from a cache (called from several threads at once).
+pub type LambdasOf<'a> = &'a (dyn Fn(u32, usize, &dyn Fn() -> Vec<Region>) -> Vec<Region> + Sync);
+
 /// Regions of framework types implemented in the project: methods of implementing classes,
 /// and lambdas whose declared type is the framework type.
 /// Only classes with a method for which `wanted` holds, and only such methods, are looked at.
-/// Gives the lambda regions of one row (by its index) in one file, from the function it is
-/// passed or from a cache.
-pub type LambdasOf<'a> = &'a (dyn Fn(u32, usize, &dyn Fn() -> Vec<Region>) -> Vec<Region> + Sync);
-
 /// `lambdas` gives the lambda regions of one row (by its index) in one file, from the function
 /// it is passed (which walks the file's `wanted` bodies) or from a cache.
 pub fn implementation_regions(

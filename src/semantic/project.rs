@@ -6,7 +6,7 @@ use crate::java::ir::{Call, Class, Expr, FileFacts, Method};
 use std::collections::HashMap as StdHashMap;
 
 /// The index's maps, looked up on every resolution: hashed with a fast hasher seeded at random
-/// for each process (no input can choose colliding keys).
+/// for each process (a file cannot be written in advance with keys that collide).
 type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::RandomState>;
 
 pub type ClassRef = (u32, u32);
