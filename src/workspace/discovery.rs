@@ -1,6 +1,7 @@
 //! Which files a run looks at: `.java` files under the given paths, honouring `.gitignore`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Languages of the JVM that retrylint does not analyse, counted so the summary can say so.
 pub const OTHER_JVM: &[&str] = &["kt", "kts", "groovy", "scala"];
@@ -24,13 +25,15 @@ pub struct Discovered {
 pub struct MissingPath(pub PathBuf);
 
 /// Walk `paths` (files or directories). A path that does not exist is an error of the run.
+/// Each directory is walked by several threads; what they find is sorted, so the order is
+/// the same on every run.
 pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
     for p in paths {
         if std::fs::symlink_metadata(p).is_err() {
             return Err(MissingPath(p.clone()));
         }
     }
-    let mut out = Discovered::default();
+    let found = Mutex::new(Discovered::default());
     for root in paths {
         let inside = std::fs::canonicalize(root).ok();
         let walker = ignore::WalkBuilder::new(root)
@@ -38,47 +41,21 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
             .hidden(true)
             .follow_links(false)
             .require_git(false)
-            .build();
-        for entry in walker {
-            match entry {
-                Ok(e) => {
-                    let path = e.path();
-                    // Regular files and symlinks; a FIFO or socket named `.java` is kept so that
-                    // reading it reports it (it is never opened).
-                    let is_file = e.file_type().is_some_and(|t| !t.is_dir());
-                    let explicit = e.depth() == 0;
-                    if !(is_file || explicit && path.is_file()) {
-                        continue;
-                    }
-                    // A link under a scanned directory is not followed out of the tree: a
-                    // hostile repository could point one at any file of the machine.
-                    if e.path_is_symlink()
-                        && !explicit
-                        && path.extension().is_some_and(|x| x == "java")
-                        && let (Some(root), Ok(target)) = (&inside, std::fs::canonicalize(path))
-                        && !target.starts_with(root)
-                    {
-                        out.problems.push((
-                            path.to_path_buf(),
-                            "symbolic link to a file outside the scanned tree; not followed".into(),
-                        ));
-                        continue;
-                    }
-                    if !e.path_is_symlink() && is_deploy_file(path) {
-                        out.deploy.push(path.to_path_buf());
-                    }
-                    classify(path, &mut out);
-                }
-                Err(err) => {
-                    let path = match &err {
-                        ignore::Error::WithPath { path, .. } => path.clone(),
-                        _ => root.clone(),
-                    };
-                    out.problems.push((path, err.to_string()));
-                }
-            }
-        }
+            .threads(rayon::current_num_threads())
+            .build_parallel();
+        walker.run(|| {
+            let mut c = Collector {
+                shared: &found,
+                out: Discovered::default(),
+            };
+            let inside = inside.as_deref();
+            Box::new(move |entry| {
+                c.entry(root, inside, entry);
+                ignore::WalkState::Continue
+            })
+        });
     }
+    let mut out = found.into_inner().unwrap_or_else(|e| e.into_inner());
     out.java.sort();
     out.java.dedup();
     out.other.sort();
@@ -86,34 +63,110 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
     out.deploy.sort();
     out.deploy.dedup();
     out.deploy.truncate(MAX_DEPLOY_FILES);
+    out.problems.sort();
+    out.problems.dedup();
     out.ignored_java = ignored_java(paths, &out.java);
     Ok(out)
+}
+
+/// What one walking thread found, added to the shared result when the thread is done.
+struct Collector<'a> {
+    shared: &'a Mutex<Discovered>,
+    out: Discovered,
+}
+
+impl Collector<'_> {
+    fn entry(
+        &mut self,
+        root: &Path,
+        inside: Option<&Path>,
+        entry: Result<ignore::DirEntry, ignore::Error>,
+    ) {
+        let out = &mut self.out;
+        match entry {
+            Ok(e) => {
+                let path = e.path();
+                // Regular files and symlinks; a FIFO or socket named `.java` is kept so that
+                // reading it reports it (it is never opened).
+                let is_file = e.file_type().is_some_and(|t| !t.is_dir());
+                let explicit = e.depth() == 0;
+                if !(is_file || explicit && path.is_file()) {
+                    return;
+                }
+                // A link under a scanned directory is not followed out of the tree: a
+                // hostile repository could point one at any file of the machine.
+                if e.path_is_symlink()
+                    && !explicit
+                    && path.extension().is_some_and(|x| x == "java")
+                    && let (Some(root), Ok(target)) = (inside, std::fs::canonicalize(path))
+                    && !target.starts_with(root)
+                {
+                    out.problems.push((
+                        path.to_path_buf(),
+                        "symbolic link to a file outside the scanned tree; not followed".into(),
+                    ));
+                    return;
+                }
+                if !e.path_is_symlink() && is_deploy_file(path) {
+                    out.deploy.push(path.to_path_buf());
+                }
+                classify(path, out);
+            }
+            Err(err) => {
+                let path = match &err {
+                    ignore::Error::WithPath { path, .. } => path.clone(),
+                    _ => root.to_path_buf(),
+                };
+                out.problems.push((path, err.to_string()));
+            }
+        }
+    }
+}
+
+impl Drop for Collector<'_> {
+    fn drop(&mut self) {
+        let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        let out = std::mem::take(&mut self.out);
+        shared.java.extend(out.java);
+        shared.other.extend(out.other);
+        shared.problems.extend(out.problems);
+        shared.deploy.extend(out.deploy);
+    }
 }
 
 /// How many `.java` files under the directories of `paths` the ignore files hid from the walk
 /// that found `java` (sorted): a second walk that reads no ignore file. Hidden directories
 /// (`.git`) are skipped by both.
 fn ignored_java(paths: &[PathBuf], java: &[PathBuf]) -> usize {
-    let mut all: Vec<PathBuf> = Vec::new();
+    let all: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     for root in paths.iter().filter(|p| p.is_dir()) {
         let walker = ignore::WalkBuilder::new(root)
             .standard_filters(false)
             .hidden(true)
             .follow_links(false)
-            .build();
-        all.extend(
-            walker
-                .flatten()
-                .filter(|e| e.file_type().is_some_and(|t| !t.is_dir()))
-                .map(ignore::DirEntry::into_path)
-                .filter(|p| p.extension().is_some_and(|x| x == "java")),
-        );
+            .threads(rayon::current_num_threads())
+            .build_parallel();
+        walker.run(|| {
+            let all = &all;
+            Box::new(move |entry| {
+                // Few files are hidden, so each is handed over as it is found.
+                if let Ok(e) = entry
+                    && e.file_type().is_some_and(|t| !t.is_dir())
+                    && e.path().extension().is_some_and(|x| x == "java")
+                    && java.binary_search(&e.path().to_path_buf()).is_err()
+                {
+                    all.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(e.into_path());
+                }
+                ignore::WalkState::Continue
+            })
+        });
     }
+    let mut all = all.into_inner().unwrap_or_else(|e| e.into_inner());
     all.sort();
     all.dedup();
-    all.iter()
-        .filter(|p| java.binary_search(p).is_err())
-        .count()
+    all.len()
 }
 
 /// At most this many deployment descriptors are read (the first in path order).
