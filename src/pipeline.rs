@@ -389,7 +389,7 @@ fn analyse_every_file(
             .par_iter()
             .map(|p| {
                 let shown = discovery::display_path(p);
-                let r = parse_file(p, &shown, opts, cache, None, &words);
+                let r = parse_file(p, &shown, None, opts, cache, None, &words);
                 if let Some(c) = &opts.progress {
                     c.file_done();
                 }

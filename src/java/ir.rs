@@ -31,7 +31,8 @@ thread_local! {
 /// same order, so each knows the one before. Bodies are most of what a parsed project holds.
 fn body_code<T>(f: impl FnOnce() -> T) -> T {
     let before = SPAN_BEFORE.replace(Some(0));
-    let out = f();
+    // A body is decoded on its own, later: its names are text even inside a numbered encoding.
+    let out = super::name::as_text(f);
     SPAN_BEFORE.set(before);
     out
 }
@@ -498,9 +499,19 @@ pub struct FileFacts {
     /// Code nested deeper than lowering goes (kept as opaque or dropped): its analysis is
     /// incomplete. Where each cut was made.
     pub too_deep: Vec<Span>,
+    /// The hash of the file's [`declarations`], when computed before the facts were cached: a
+    /// run that takes them from the cache does not encode every file's declarations again.
+    pub declared: Option<[u8; 32]>,
 }
 
 impl FileFacts {
+    /// The hash of [`declarations`] (the summary cache's key is made of every file's).
+    pub fn declarations_digest(&self) -> [u8; 32] {
+        use sha2::Digest;
+        self.declared
+            .unwrap_or_else(|| sha2::Sha256::digest(declarations(self)).into())
+    }
+
     /// Every method body in its encoded form (see [`Body`]).
     pub fn seal_bodies(&mut self) {
         for m in &mut self.methods {

@@ -7,6 +7,8 @@
 //! distinct text for the whole process and never freed (the distinct names of a project are a
 //! few megabytes at most).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::ptr::NonNull;
 use std::sync::{Mutex, OnceLock};
@@ -194,10 +196,74 @@ impl From<Name> for String {
     }
 }
 
-/// Encoded as its text, as a `String` is: the cache's format does not change.
+/// The names of one encoding, by number (see [`encode_numbered`]).
+enum Table {
+    Encode {
+        numbers: HashMap<NonNull<u8>, u32>,
+        names: Vec<Name>,
+    },
+    Decode(Vec<Name>),
+}
+
+thread_local! {
+    /// The table of the encoding or decoding under way on this thread, if it numbers names.
+    static TABLE: RefCell<Option<Table>> = const { RefCell::new(None) };
+}
+
+/// `value` encoded (postcard) with each name written as a number, after a table of the names
+/// it holds, each once: decoding it makes each distinct name once, not once per use (a file's
+/// facts name the same types and annotations over and over).
+pub fn encode_numbered<T: serde::Serialize>(value: &T) -> Option<Vec<u8>> {
+    let table = Table::Encode {
+        numbers: HashMap::new(),
+        names: Vec::new(),
+    };
+    let before = TABLE.replace(Some(table));
+    let body = postcard::to_stdvec(value);
+    let table = TABLE.replace(before);
+    let Some(Table::Encode { names, .. }) = table else {
+        return None;
+    };
+    let texts: Vec<&str> = names.iter().map(Name::as_str).collect();
+    postcard::to_stdvec(&(texts, body.ok()?)).ok()
+}
+
+/// Decode what [`encode_numbered`] wrote, `decode` reading the value's bytes; `None` when the
+/// table or the value does not decode, or the value names a number the table does not have.
+pub fn decode_numbered<T>(bytes: &[u8], decode: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
+    let (texts, body): (Vec<&str>, &[u8]) = postcard::from_bytes(bytes).ok()?;
+    let names = texts.into_iter().map(Name::new).collect();
+    let before = TABLE.replace(Some(Table::Decode(names)));
+    let out = decode(body);
+    TABLE.replace(before);
+    out
+}
+
+/// Runs `f` with names written and read as text, whatever encoding is under way (a method
+/// body, encoded on its own and decoded without the file's table).
+pub fn as_text<T>(f: impl FnOnce() -> T) -> T {
+    let before = TABLE.take();
+    let out = f();
+    TABLE.set(before);
+    out
+}
+
+/// Encoded as its text, as a `String` is — or as its number inside [`encode_numbered`].
 impl serde::Serialize for Name {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
+        let number = TABLE.with_borrow_mut(|t| match t {
+            Some(Table::Encode { numbers, names }) => {
+                Some(*numbers.entry(self.0).or_insert_with(|| {
+                    names.push(*self);
+                    names.len() as u32 - 1
+                }))
+            }
+            _ => None,
+        });
+        match number {
+            Some(n) => s.serialize_u32(n),
+            None => s.serialize_str(self.as_str()),
+        }
     }
 }
 
@@ -213,7 +279,26 @@ impl<'de> serde::Deserialize<'de> for Name {
                 Ok(Name::new(v))
             }
         }
-        d.deserialize_str(Text)
+        struct Number;
+        impl serde::de::Visitor<'_> for Number {
+            type Value = Name;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a name's number")
+            }
+            fn visit_u32<E: serde::de::Error>(self, v: u32) -> Result<Name, E> {
+                TABLE
+                    .with_borrow(|t| match t {
+                        Some(Table::Decode(names)) => names.get(v as usize).copied(),
+                        _ => None,
+                    })
+                    .ok_or_else(|| E::custom("a name's number outside the table"))
+            }
+        }
+        if TABLE.with_borrow(|t| matches!(t, Some(Table::Decode(_)))) {
+            d.deserialize_u32(Number)
+        } else {
+            d.deserialize_str(Text)
+        }
     }
 }
 
@@ -235,5 +320,32 @@ mod tests {
         let bytes = postcard::to_stdvec(&a).unwrap();
         assert_eq!(bytes, postcard::to_stdvec("Transactional").unwrap());
         assert_eq!(postcard::from_bytes::<Name>(&bytes).unwrap(), a);
+    }
+
+    #[test]
+    fn numbered_names_decode_to_the_same_names() {
+        let v = vec![
+            Name::new("Retryable"),
+            Name::new("Order"),
+            Name::new("Retryable"),
+        ];
+        let bytes = super::encode_numbered(&v).unwrap();
+        let back: Vec<Name> =
+            super::decode_numbered(&bytes, |b| postcard::from_bytes(b).ok()).unwrap();
+        assert_eq!(back, v);
+        // Outside a numbered encoding, names are text again.
+        assert_eq!(
+            postcard::to_stdvec(&v[0]).unwrap(),
+            postcard::to_stdvec("Retryable").unwrap()
+        );
+        // Text inside a numbered encoding (a method body's) stays text.
+        let text = super::encode_numbered(&super::as_text(|| postcard::to_stdvec(&v).unwrap()));
+        assert!(text.is_some());
+        // A number beyond the table is an error, not a panic.
+        let (_, body): (Vec<&str>, Vec<u8>) = postcard::from_bytes(&bytes).unwrap();
+        let short = postcard::to_stdvec(&(vec!["Retryable"], body)).unwrap();
+        assert!(
+            super::decode_numbered(&short, |b| postcard::from_bytes::<Vec<Name>>(b).ok()).is_none()
+        );
     }
 }

@@ -55,14 +55,30 @@ impl Part {
     }
 }
 
+/// `known`: the content hash of the file's bytes as scanned, when its stamp is unchanged since a
+/// run that cached them: its facts are then taken from the cache without reading the file (the
+/// method and field tokens and the tree words need its text, and read it).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn parse_file(
     path: &std::path::Path,
     shown: &str,
+    known: Option<&[u8; 32]>,
     opts: &Options,
     cache: &cache::Cache,
     parts: Option<(&scope::Needles, bool)>,
     tree_words: &scope::TreeWords,
 ) -> Result<Parsed, FileError> {
+    if parts.is_none()
+        && tree_words.is_empty()
+        && let Some(facts) = known.and_then(|d| cache.fetch_known(shown, d))
+    {
+        return Ok(Parsed {
+            facts,
+            methods: Vec::new(),
+            fields: Vec::new(),
+            tree: Vec::new(),
+        });
+    }
     let bytes = read(path, shown, opts.max_file_bytes, &opts.reader)?;
     let tree = tree_words.in_file(shown, &bytes);
     let facts = match cache.fetch(shown, &bytes) {
@@ -77,7 +93,10 @@ pub(super) fn parse_file(
             })?;
             // Bodies are held encoded until read (most never are), and cached so.
             f.seal_bodies();
-            cache.put(&bytes, &f);
+            if cache.enabled() {
+                f.declared = Some(f.declarations_digest());
+                cache.put(&bytes, &f);
+            }
             // Facts read back from the cache hold no spare room already.
             super::compact::compact(&mut f);
             f

@@ -19,6 +19,9 @@ struct Input {
     shown: String,
     scan: scope::Scan,
     stamp: Option<cache::Stamp>,
+    /// The content hash of the bytes scanned, when the cache is on: the file's facts are looked
+    /// up by it without reading the file again.
+    digest: Option<[u8; 32]>,
 }
 
 pub(super) fn analyse(
@@ -85,6 +88,7 @@ fn scan_inputs(
         None => cache::ScanCache::disabled(),
     };
     type Read = (Input, Option<cache::Stamp>, bool);
+    let keep = scans.enabled();
     let read_all: Vec<Result<Read, FileError>> = phase("read", || {
         paths
             .par_iter()
@@ -94,21 +98,25 @@ fn scan_inputs(
                     .ok()
                     .filter(|m| m.is_file() && m.len() <= opts.max_file_bytes)
                     .and_then(|m| cache::stamp(&m));
-                let cached = scans.get(&shown, stamp).cloned();
+                let cached = scans.get(&shown, stamp).map(|(s, d)| (s.clone(), Some(d)));
                 let fresh = cached.is_none();
-                let scan = match cached {
+                let scanned = match cached {
                     Some(s) => Ok(s),
-                    None => read(p, &shown, opts.max_file_bytes, &opts.reader)
-                        .map(|bytes| scope::Scan::of(&bytes, needles)),
+                    None => read(p, &shown, opts.max_file_bytes, &opts.reader).map(|bytes| {
+                        let digest = keep.then(|| cache::content_digest(&bytes));
+                        (scope::Scan::of(&bytes, needles), digest)
+                    }),
                 };
                 if let Some(c) = &opts.progress {
                     c.file_done();
                 }
+                let (scan, digest) = scanned?;
                 let input = Input {
                     path: p.clone(),
-                    scan: scan?,
+                    scan,
                     shown,
                     stamp,
+                    digest,
                 };
                 Ok((input, stamp, fresh))
             })
@@ -124,9 +132,14 @@ fn scan_inputs(
         match r {
             Ok((i, stamp, fresh)) => {
                 changed |= fresh;
-                if let Some(stamp) = stamp {
+                if let (Some(stamp), Some(digest)) = (stamp, i.digest) {
                     let scan = i.scan.clone();
-                    entries.insert(i.shown.clone(), cache::ScanEntry { stamp, scan });
+                    let entry = cache::ScanEntry {
+                        stamp,
+                        scan,
+                        digest,
+                    };
+                    entries.insert(i.shown.clone(), entry);
                 }
                 inputs.push(Some(i));
             }
@@ -187,6 +200,7 @@ impl Files<'_> {
                 let r = parse_file(
                     &input.path,
                     &input.shown,
+                    input.digest.as_ref(),
                     self.opts,
                     self.cache,
                     parts,

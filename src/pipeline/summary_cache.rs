@@ -201,7 +201,7 @@ impl SummaryCache {
         let declared: Vec<[u8; 32]> = project
             .files
             .par_iter()
-            .map(|f| Sha256::digest(crate::java::ir::declarations(&f.facts)).into())
+            .map(|f| f.facts.declarations_digest())
             .collect();
         let mut h = Sha256::new();
         update_part(&mut h, &self.run_key);

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Bump when the lowered form (`syntax::ir`) or the lowering changes meaning.
-pub const FACTS_FORMAT: u32 = 13;
+pub const FACTS_FORMAT: u32 = 14;
 
 /// The cache directory's name under the project root.
 pub const DIR_NAME: &str = ".retrylint_cache";
@@ -52,7 +52,18 @@ pub struct ScanCache {
 pub struct ScanEntry {
     pub stamp: Stamp,
     pub scan: Scan,
+    /// The content hash of the bytes scanned: the name of the file's facts in the facts cache,
+    /// so that a file whose stamp is unchanged is not read again to find them.
+    pub digest: [u8; 32],
 }
+
+/// The content hash under which a file with these bytes has its facts cached.
+pub fn content_digest(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// Bump when [`ScanEntry`] changes shape.
+const SCANS_FORMAT: u32 = 2;
 
 #[derive(Serialize, Deserialize, Default)]
 struct ScanFile {
@@ -139,9 +150,10 @@ impl ScanCache {
 
     pub fn open_with(root: &Path, fingerprint: &str, key: Key) -> ScanCache {
         let name = format!(
-            "scans-v{}-{}-{fingerprint}",
+            "scans-v{}-{}.{}-{fingerprint}",
             env!("CARGO_PKG_VERSION"),
-            FACTS_FORMAT
+            FACTS_FORMAT,
+            SCANS_FORMAT
         );
         let Some(dir) = cache_subdir(root, "") else {
             return ScanCache::disabled();
@@ -159,14 +171,20 @@ impl ScanCache {
         }
     }
 
-    /// The cached scan of `shown`, if its stamp is unchanged and was not racy when saved.
-    pub fn get(&self, shown: &str, stamp: Option<Stamp>) -> Option<&Scan> {
+    /// The cached scan of `shown` and the content hash of the bytes it was made from, if its
+    /// stamp is unchanged and was not racy when saved.
+    pub fn get(&self, shown: &str, stamp: Option<Stamp>) -> Option<(&Scan, [u8; 32])> {
         let stamp = stamp?;
         let settled = |t: u128| t.saturating_add(RACY_NS) < self.saved;
         self.entries
             .get(shown)
             .filter(|e| e.stamp == stamp && settled(stamp.modified) && settled(stamp.changed))
-            .map(|e| &e.scan)
+            .map(|e| (&e.scan, e.digest))
+    }
+
+    /// Is the cache on (are scans kept for the next run)?
+    pub fn enabled(&self) -> bool {
+        self.path.is_some()
     }
 
     /// Keep exactly these entries (the files of this run); written only if they changed.
@@ -228,6 +246,11 @@ impl Cache {
         }
     }
 
+    /// Is the cache on?
+    pub fn enabled(&self) -> bool {
+        self.dir.is_some() && self.key.is_some()
+    }
+
     /// The cache directory (`.retrylint_cache`) and this machine's key, when on.
     pub fn root(&self) -> Option<(&Path, &Key)> {
         Some((self.dir.as_ref()?.parent()?, self.key.as_ref()?))
@@ -250,13 +273,30 @@ impl Cache {
             d.insert(shown.to_string(), digest);
         }
         let data = safe_fs::read_regular(&path, MAX_ENTRY_BYTES).ok()?;
-        decode(self.key.as_ref()?.open(&name, &data)?)
+        decode_facts(self.key.as_ref()?.open(&name, &data)?)
+    }
+
+    /// The facts of the file `shown` whose content hash is `digest` (known from its unchanged
+    /// stamp, see [`ScanCache::get`]), if cached by this machine and readable: the file itself
+    /// is not read. Its content hash is remembered for the summary cache.
+    pub fn fetch_known(&self, shown: &str, digest: &[u8; 32]) -> Option<FileFacts> {
+        let (name, path) = self.path_of(digest)?;
+        let data = safe_fs::read_regular(&path, MAX_ENTRY_BYTES).ok()?;
+        let facts = decode_facts(self.key.as_ref()?.open(&name, &data)?)?;
+        if let Ok(mut d) = self.digests.lock() {
+            d.insert(shown.to_string(), *digest);
+        }
+        Some(facts)
     }
 
     /// The entry's name (its content hash) and path.
     fn path_for(&self, bytes: &[u8]) -> Option<(String, PathBuf)> {
+        self.path_of(&content_digest(bytes))
+    }
+
+    /// The name and path of the entry of the content hash `digest`.
+    fn path_of(&self, digest: &[u8; 32]) -> Option<(String, PathBuf)> {
         let dir = self.dir.as_ref()?;
-        let digest = Sha256::digest(bytes);
         let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
         let path = dir.join(&hex[..2]).join(&hex[2..]);
         Some((hex, path))
@@ -266,7 +306,7 @@ impl Cache {
     pub fn get(&self, bytes: &[u8]) -> Option<FileFacts> {
         let (name, path) = self.path_for(bytes)?;
         let data = safe_fs::read_regular(&path, MAX_ENTRY_BYTES).ok()?;
-        decode(self.key.as_ref()?.open(&name, &data)?)
+        decode_facts(self.key.as_ref()?.open(&name, &data)?)
     }
 
     /// Remember the facts of a file with these bytes, sealed under its content hash. Written to a
@@ -282,7 +322,7 @@ impl Cache {
         if safe_fs::create_dirs_below(dir, parent).is_err() {
             return;
         }
-        let Ok(data) = postcard::to_stdvec(facts) else {
+        let Some(data) = crate::java::name::encode_numbered(facts) else {
             return;
         };
         let _ = safe_fs::write_atomic(&path, &key.seal(&name, &data));
@@ -294,4 +334,9 @@ impl Cache {
 /// [`crate::depth_limit`] all the same.
 fn decode<T: serde::de::DeserializeOwned>(payload: &[u8]) -> Option<T> {
     crate::depth_limit::from_postcard(payload)
+}
+
+/// Decode a facts entry: its names' table, then the facts (see `name::encode_numbered`).
+fn decode_facts(payload: &[u8]) -> Option<FileFacts> {
+    crate::java::name::decode_numbered(payload, decode)
 }

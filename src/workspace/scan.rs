@@ -105,9 +105,14 @@ impl TreeWords {
         out
     }
 
+    /// Are there no words to look for?
+    pub fn is_empty(&self) -> bool {
+        self.enabling.is_empty() && self.declaring.is_empty()
+    }
+
     /// [`TreeWords::found`] for a file whose text is `bytes`. Nothing asked, nothing read.
     pub fn in_file(&self, shown: &str, bytes: &[u8]) -> Vec<u32> {
-        if self.enabling.is_empty() && self.declaring.is_empty() {
+        if self.is_empty() {
             return Vec::new();
         }
         let translated = crate::java::unicode::translated(bytes);
