@@ -50,7 +50,7 @@ pub(crate) fn find(
         let digests = caches.facts.digests()?;
         Some(c.round(project, &digests))
     });
-    let (found, candidates, instance_sends) =
+    let (found, candidates, instance_sends, bean_scans) =
         regions_of(project, cat, &wanted, only.is_none(), round.as_ref());
     // A dead region is the source of no finding of its own; a dead retry annotation is RL006,
     // with the findings it would have once it fires (so its code is analysed too).
@@ -60,7 +60,7 @@ pub(crate) fn find(
         dead_regions.into_iter().filter(|r| r.report_dead).collect();
     // The interceptors of the clients a region may send through run inside it (SPEC 3.2).
     let mut sends = crate::phase("client sends", || {
-        regions::client_sends(project, cat, &wanted)
+        regions::client_sends(project, &bean_scans)
     });
     sends.by_call = instance_sends;
     // Clients built by bean methods send through the fields they are injected into.
@@ -228,17 +228,22 @@ pub(crate) fn find(
 }
 
 /// Every region among the `wanted` methods, in source order, with its parts merged; how many
-/// methods were interpreted to find them; and the calls that send through a client instance
-/// with a registered interceptor.
+/// methods were interpreted to find them; the calls that send through a client instance
+/// with a registered interceptor; and the interceptor beans of declarative clients.
 /// Annotations and implementations come from the index; callbacks, pipelines and retry loops
 /// from a walk of only the methods that could hold one.
-fn regions_of(
+fn regions_of<'c>(
     project: &mut Project,
-    cat: &Catalogue,
+    cat: &'c Catalogue,
     wanted: &(dyn Fn(&MethodId) -> bool + Sync),
     every: bool,
     round: Option<&Round>,
-) -> (Vec<Region>, usize, Vec<regions::InstanceSend>) {
+) -> (
+    Vec<Region>,
+    usize,
+    Vec<regions::InstanceSend>,
+    regions::BeanScans<'c>,
+) {
     // A dead retry annotation is reported whatever it reaches: beside `wanted`, every method
     // that carries one (or whose class does) is looked at, by the annotation's simple name.
     let reported: HashSet<&str> = cat
@@ -264,6 +269,10 @@ fn regions_of(
         Some(r) => r.scan_plain(Scan::NamedCalls, (file, u32::MAX), walk),
         None => walk(),
     };
+    let never_fails = |id: MethodId, look: &dyn Fn() -> Option<regions::NeverFails>| match round {
+        Some(r) => r.scan_plain(Scan::NeverFails, id, look),
+        None => look(),
+    };
     let mut all_regions: Vec<Region> = crate::phase("annotation regions", || {
         regions::annotation_regions(
             project,
@@ -271,12 +280,13 @@ fn regions_of(
             &|m| wanted(m) || maybe_dead(m),
             wanted,
             &named_calls,
+            &never_fails,
         )
         .into_iter()
         .filter(|r| r.report_dead && r.dead.is_some() || region_methods(r).any(|m| wanted(&m)))
         .collect()
     });
-    crate::phase("implementation and bean regions", || {
+    let beans = crate::phase("implementation and bean regions", || {
         // Lambdas typed as a framework type, a row and a file at a time: from the cache when
         // every method is wanted (with the prefilter's set, they depend on it).
         let lambdas = |file: u32, row: usize, walk: &dyn Fn() -> Vec<Region>| match round {
@@ -293,8 +303,10 @@ fn regions_of(
         all_regions.extend(regions::implementation_regions(
             project, cat, wanted, &lambdas,
         ));
-        all_regions.extend(regions::bean_registrations(project, cat, wanted));
+        let beans = regions::BeanScans::new(project, cat, wanted);
+        all_regions.extend(regions::bean_registrations(project, &beans));
         all_regions.extend(regions::function_bean_regions(project, cat, wanted));
+        beans
     });
     // The methods that may hold a region made by a call or a loop, a file at a time.
     let candidates: Vec<MethodId> = crate::phase("region candidates", || {
@@ -356,7 +368,7 @@ fn regions_of(
     for r in &mut all_regions {
         r.parts = regions::merge_parts(std::mem::take(&mut r.parts));
     }
-    (all_regions, candidates.len(), sends)
+    (all_regions, candidates.len(), sends, beans)
 }
 
 /// A region as the scan cache stores it: every field but `dead` (a dead region is not kept).

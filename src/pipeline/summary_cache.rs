@@ -113,6 +113,8 @@ pub enum Scan {
     /// The regions of lambdas typed as a framework type in one file, for one implementation
     /// row (keyed as method `(file, row)`). Cached only when every method is looked at.
     LambdaRegions = 5,
+    /// Whether an annotated method's body never fails (the liveness of a retry on failure).
+    NeverFails = 6,
 }
 
 /// What a cache file holds: the summaries and flows, and the scans.

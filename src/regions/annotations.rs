@@ -1,7 +1,7 @@
 //! Regions made by annotations on methods and classes.
 
 use super::enablers::{Enablers, NamedCallsOf};
-use super::liveness::dead_reason;
+use super::liveness::{NeverFailsOf, dead_reason};
 use super::pipelines::returned_upstream;
 use super::{Part, Region};
 use crate::catalogue::{AnnotationRegion, Catalogue};
@@ -12,12 +12,14 @@ use rayon::prelude::*;
 /// Regions made by annotations on methods and classes.
 /// Only methods for which `wanted` holds are looked at; `callers_known` holds for those whose
 /// every caller in the scan was parsed (a self-invoked method is dead only then).
+/// `named_calls` and `never_fails` give what the liveness reads of each file and method.
 pub fn annotation_regions(
     project: &Project,
     cat: &Catalogue,
     wanted: &(dyn Fn(&MethodId) -> bool + Sync),
     callers_known: &(dyn Fn(&MethodId) -> bool + Sync),
     named_calls: NamedCallsOf,
+    never_fails: NeverFailsOf,
 ) -> Vec<Region> {
     // Each method is looked at on its own: in parallel, in the methods' order.
     let all: Vec<MethodId> = project.all_methods().filter(|m| wanted(m)).collect();
@@ -47,7 +49,15 @@ pub fn annotation_regions(
                 .unwrap_or_else(|| (vec![Part::Whole(id)], Vec::new(), Vec::new()));
             Region {
                 scheduler: r.scheduler,
-                dead: dead_reason(project, cat, &enablers, r, id, callers_known(&id)),
+                dead: dead_reason(
+                    project,
+                    cat,
+                    &enablers,
+                    r,
+                    id,
+                    callers_known(&id),
+                    never_fails,
+                ),
                 report_dead: r.report_dead,
                 sends_at,
                 deferred_refs,

@@ -195,6 +195,7 @@ pub fn dead_reason(
     r: &AnnotationRegion,
     id: MethodId,
     callers_known: bool,
+    never_fails_of: NeverFailsOf,
 ) -> Option<Dead> {
     let m = project.method(id);
     if let Err(enabler) = enablers.enabled(project, r, id.0) {
@@ -223,7 +224,7 @@ pub fn dead_reason(
             caught,
             via,
             preamble,
-        }) = never_fails(project, cat, id, &mut vec![id])
+        }) = never_fails_of(id, &|| never_fails(project, cat, id, &mut vec![id]))
     {
         return Some(Dead::CatchesAll {
             caught,
@@ -318,12 +319,17 @@ fn only_self_invoked(project: &Project, enablers: &Enablers, id: MethodId) -> Op
 }
 
 /// How a method body never fails (see [`never_fails`]).
-#[derive(Debug, PartialEq, Eq)]
-struct NeverFails {
+#[derive(Debug, PartialEq, Eq, Clone, serde::Serialize, serde::Deserialize)]
+pub struct NeverFails {
     caught: String,
     via: Vec<String>,
     preamble: bool,
 }
+
+/// Gives whether a method never fails (see [`never_fails`]), from the function it is passed
+/// (which reads the method's body and those it delegates to) or from a cache.
+pub type NeverFailsOf<'a> =
+    &'a (dyn Fn(MethodId, &dyn Fn() -> Option<NeverFails>) -> Option<NeverFails> + Sync);
 
 /// Does the body of `id` never fail (see [`never_fails`])? A redelivered handler that never
 /// fails is never delivered again.

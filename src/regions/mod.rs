@@ -29,9 +29,11 @@ pub use calls::call_regions;
 pub use enablers::FileNamedCalls;
 pub use function_beans::function_bean_regions;
 pub use implementations::implementation_regions;
+pub use liveness::NeverFails;
 pub use reaches::Reaches;
 pub use registration::{
-    InstanceSend, Sends, bean_registrations, call_registrations, client_sends, instance_sends,
+    BeanScans, InstanceSend, Sends, bean_registrations, call_registrations, client_sends,
+    instance_sends,
 };
 pub use retry_loops::{is_retry_loop, may_hold_region};
 pub use sent_through::enter_interceptors;

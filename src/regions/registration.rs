@@ -420,8 +420,9 @@ impl BeanScan {
         project: &Project,
         row: &InterceptorRegion,
         beans: &crate::catalogue::BeanClients,
-        wanted: &dyn Fn(&MethodId) -> bool,
+        wanted: &(dyn Fn(&MethodId) -> bool + Sync),
     ) -> BeanScan {
+        use rayon::prelude::*;
         let r = Resolver { project, row };
         let annotated = |c: ClassRef, anns: &[Annotation], wanted_types: &[String]| {
             anns.iter().any(|a| {
@@ -429,10 +430,14 @@ impl BeanScan {
                 wanted_types.iter().any(|x| project.type_is(&t, x))
             })
         };
-        let mut interceptors: BTreeMap<ClassRef, Vec<Part>> = BTreeMap::new();
-        let mut resenders: BTreeMap<ClassRef, Option<Loc>> = BTreeMap::new();
-        let mut clients: Vec<(ClassRef, Vec<ClassRef>)> = Vec::new();
-        for fi in 0..project.files.len() {
+        // What one file's classes hold: clients, interceptor beans, re-sending beans.
+        type Found = (
+            Vec<(ClassRef, Vec<ClassRef>)>,
+            Vec<(ClassRef, Vec<Part>)>,
+            Vec<(ClassRef, Option<Loc>)>,
+        );
+        let in_file = |fi: usize| -> Found {
+            let (mut clients, mut interceptors, mut resenders) = Found::default();
             for ci in 0..project.files[fi].facts.classes.len() {
                 let c = (fi as u32, ci as u32);
                 let class = project.class(c);
@@ -446,7 +451,7 @@ impl BeanScan {
                 if annotated(c, &class.annotations, &beans.component_annotations) {
                     let mut parts = Vec::new();
                     r.class_parts(c, &mut parts);
-                    interceptors.entry(c).or_default().extend(parts);
+                    interceptors.push((c, parts));
                 }
                 for m in project.methods_of(c) {
                     let mm = project.method(*m);
@@ -467,10 +472,7 @@ impl BeanScan {
                             file: m.0,
                             span: mm.name_span,
                         };
-                        let slot = resenders.entry(c).or_insert(None);
-                        if !never {
-                            *slot = Some(loc);
-                        }
+                        resenders.push((c, (!never).then_some(loc)));
                     } else if wanted(m) {
                         let mut parts = Vec::new();
                         r.returned_parts(*m, 0, &mut parts);
@@ -478,9 +480,31 @@ impl BeanScan {
                             r.class_parts(k, &mut parts);
                         }
                         if !parts.is_empty() {
-                            interceptors.entry(c).or_default().extend(parts);
+                            interceptors.push((c, parts));
                         }
                     }
+                }
+            }
+            (clients, interceptors, resenders)
+        };
+        // A file at a time, in parallel; put together in the files' order.
+        let found: Vec<Found> = (0..project.files.len())
+            .into_par_iter()
+            .map(in_file)
+            .collect();
+        let mut interceptors: BTreeMap<ClassRef, Vec<Part>> = BTreeMap::new();
+        let mut resenders: BTreeMap<ClassRef, Option<Loc>> = BTreeMap::new();
+        let mut clients: Vec<(ClassRef, Vec<ClassRef>)> = Vec::new();
+        for (c, i, rs) in found {
+            clients.extend(c);
+            for (k, parts) in i {
+                interceptors.entry(k).or_default().extend(parts);
+            }
+            // A class with a bean that re-sends re-sends (the last such bean is named).
+            for (k, loc) in rs {
+                let slot = resenders.entry(k).or_insert(None);
+                if loc.is_some() {
+                    *slot = loc;
                 }
             }
         }
@@ -539,18 +563,36 @@ impl BeanScan {
     }
 }
 
+/// The [`BeanScan`] of each `[[regions.interceptor]]` row with beans, made once for the
+/// regions ([`bean_registrations`]) and the sends ([`client_sends`]).
+pub struct BeanScans<'c> {
+    rows: Vec<(
+        &'c InterceptorRegion,
+        &'c crate::catalogue::BeanClients,
+        BeanScan,
+    )>,
+}
+
+impl<'c> BeanScans<'c> {
+    pub fn new(
+        project: &Project,
+        cat: &'c Catalogue,
+        wanted: &(dyn Fn(&MethodId) -> bool + Sync),
+    ) -> BeanScans<'c> {
+        let rows = (cat.regions.interceptor.iter())
+            .filter_map(|row| Some((row, row.beans.as_ref()?)))
+            .map(|(row, beans)| (row, beans, BeanScan::new(project, row, beans, wanted)))
+            .collect();
+        BeanScans { rows }
+    }
+}
+
 /// Interceptor beans of declarative clients that re-send: a client re-sends when a re-sending
 /// bean (a `Retryer` that is not `NEVER_RETRY`) is in its configuration, or, when its
 /// configuration declares none, in an application-wide configuration.
-pub fn bean_registrations(
-    project: &Project,
-    cat: &Catalogue,
-    wanted: &dyn Fn(&MethodId) -> bool,
-) -> Vec<Region> {
+pub fn bean_registrations(project: &Project, scans: &BeanScans) -> Vec<Region> {
     let mut out = Vec::new();
-    for row in &cat.regions.interceptor {
-        let Some(beans) = &row.beans else { continue };
-        let scan = BeanScan::new(project, row, beans, wanted);
+    for (row, _, scan) in &scans.rows {
         for (decl, parts) in &scan.interceptors {
             let mut locs: Vec<Loc> = scan
                 .clients
@@ -573,34 +615,42 @@ pub fn bean_registrations(
 /// is inside every region from which a request through it is sent), by the project methods
 /// whose call sends one: the abstract methods of a declarative client (a Feign interface) that
 /// an interceptor bean applies to, whether or not the client re-sends by itself.
-pub fn client_sends(
-    project: &Project,
-    cat: &Catalogue,
-    wanted: &dyn Fn(&MethodId) -> bool,
-) -> Sends {
+pub fn client_sends(project: &Project, scans: &BeanScans) -> Sends {
     let mut by_method: BTreeMap<MethodId, Vec<Part>> = BTreeMap::new();
-    for row in &cat.regions.interceptor {
-        let Some(beans) = &row.beans else { continue };
-        let scan = BeanScan::new(project, row, beans, wanted);
-        for (decl, parts) in &scan.interceptors {
-            for (client, cfg) in &scan.clients {
+    for (_, beans, scan) in &scans.rows {
+        for (client, cfg) in &scan.clients {
+            // The client's methods that send a request: asked once per client, not once per
+            // interceptor that applies to it.
+            let mut sending: Option<Vec<MethodId>> = None;
+            for (decl, parts) in &scan.interceptors {
                 if !scan.applies(project, *decl, *client, cfg) {
                     continue;
                 }
-                let hierarchy =
-                    std::iter::once(*client).chain(project.supertypes_of(*client).iter().copied());
-                for k in hierarchy {
-                    for m in project.methods_of(k) {
-                        let mm = project.method(*m);
-                        let read =
-                            annotated_as(project, k, &mm.annotations, &beans.read_annotations);
-                        if !mm.has_body() && !mm.is_ctor && !mm.modifiers.is_static && !read {
-                            by_method
-                                .entry(*m)
-                                .or_default()
-                                .extend(parts.iter().cloned());
-                        }
-                    }
+                let sending = sending.get_or_insert_with(|| {
+                    let hierarchy = std::iter::once(*client)
+                        .chain(project.supertypes_of(*client).iter().copied());
+                    hierarchy
+                        .flat_map(|k| project.methods_of(k).iter().map(move |m| (k, *m)))
+                        .filter(|(k, m)| {
+                            let mm = project.method(*m);
+                            !mm.has_body()
+                                && !mm.is_ctor
+                                && !mm.modifiers.is_static
+                                && !annotated_as(
+                                    project,
+                                    *k,
+                                    &mm.annotations,
+                                    &beans.read_annotations,
+                                )
+                        })
+                        .map(|(_, m)| m)
+                        .collect()
+                });
+                for m in sending.iter() {
+                    by_method
+                        .entry(*m)
+                        .or_default()
+                        .extend(parts.iter().cloned());
                 }
             }
         }
