@@ -218,10 +218,9 @@ pub fn encode_numbered<T: serde::Serialize>(value: &T) -> Option<Vec<u8>> {
         numbers: HashMap::new(),
         names: Vec::new(),
     };
-    let before = TABLE.replace(Some(table));
+    let guard = Swap::new(Some(table));
     let body = postcard::to_stdvec(value);
-    let table = TABLE.replace(before);
-    let Some(Table::Encode { names, .. }) = table else {
+    let Some(Table::Encode { names, .. }) = guard.finish() else {
         return None;
     };
     let texts: Vec<&str> = names.iter().map(Name::as_str).collect();
@@ -233,19 +232,38 @@ pub fn encode_numbered<T: serde::Serialize>(value: &T) -> Option<Vec<u8>> {
 pub fn decode_numbered<T>(bytes: &[u8], decode: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
     let (texts, body): (Vec<&str>, &[u8]) = postcard::from_bytes(bytes).ok()?;
     let names = texts.into_iter().map(Name::new).collect();
-    let before = TABLE.replace(Some(Table::Decode(names)));
-    let out = decode(body);
-    TABLE.replace(before);
-    out
+    let _guard = Swap::new(Some(Table::Decode(names)));
+    decode(body)
 }
 
 /// Runs `f` with names written and read as text, whatever encoding is under way (a method
 /// body, encoded on its own and decoded without the file's table).
 pub fn as_text<T>(f: impl FnOnce() -> T) -> T {
-    let before = TABLE.take();
-    let out = f();
-    TABLE.set(before);
-    out
+    let _guard = Swap::new(None);
+    f()
+}
+
+/// This thread's table replaced until dropped, then put back — also when what runs in between
+/// panics, so that no later encoding on the thread writes numbers it was not asked for.
+struct Swap(Option<Option<Table>>);
+
+impl Swap {
+    fn new(table: Option<Table>) -> Swap {
+        Swap(Some(TABLE.replace(table)))
+    }
+
+    /// The table now in place, and the one before put back.
+    fn finish(mut self) -> Option<Table> {
+        TABLE.replace(self.0.take().flatten())
+    }
+}
+
+impl Drop for Swap {
+    fn drop(&mut self) {
+        if let Some(before) = self.0.take() {
+            TABLE.set(before);
+        }
+    }
 }
 
 /// Encoded as its text, as a `String` is — or as its number inside [`encode_numbered`].
@@ -347,5 +365,22 @@ mod tests {
         assert!(
             super::decode_numbered(&short, |b| postcard::from_bytes::<Vec<Name>>(b).ok()).is_none()
         );
+        // A panic while decoding or encoding leaves the thread reading and writing names as
+        // text.
+        let r = std::panic::catch_unwind(|| {
+            super::decode_numbered(&bytes, |_| -> Option<()> { panic!("decoding failed") })
+        });
+        assert!(r.is_err());
+        let text = postcard::to_stdvec("Order").unwrap();
+        assert_eq!(postcard::from_bytes::<Name>(&text).unwrap(), v[1]);
+        struct Fails;
+        impl serde::Serialize for Fails {
+            fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+                panic!("encoding failed")
+            }
+        }
+        let r = std::panic::catch_unwind(|| super::encode_numbered(&(v[1], Fails)));
+        assert!(r.is_err());
+        assert_eq!(postcard::to_stdvec(&v[1]).unwrap(), text);
     }
 }
