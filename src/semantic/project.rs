@@ -242,6 +242,7 @@ impl Project {
     }
 
     fn build(files: Vec<SourceFile>, deps: Option<crate::scope::Deps>) -> Project {
+        use rayon::prelude::*;
         let resolved = files.iter().map(|_| Default::default()).collect();
         let mut p = Project {
             files,
@@ -263,47 +264,66 @@ impl Project {
             tree_words: Vec::new(),
         };
         let recording = deps.is_some();
-        p.modules = Modules::discover(p.files.iter().map(|f| f.path.as_str()));
-        for (fi, f) in p.files.iter().enumerate() {
-            for (ci, c) in f.facts.classes.iter().enumerate() {
-                let cref = (fi as u32, ci as u32);
-                p.class_by_fqn
-                    .entry(c.fqn.to_string())
-                    .or_default()
-                    .push(cref);
-                for fld in &c.fields {
-                    if fld.modifiers.is_static
-                        && (fld.modifiers.is_final
-                            || c.kind == crate::java::ir::ClassKind::Interface)
-                        && let Some(Expr::Str(s, _)) = fld.init.as_ref().map(|e| e.peel())
-                    {
-                        p.constants_by_name
-                            .entry(fld.name.to_string())
+        // The build modules (read from the build files on disk) beside the maps of the
+        // declarations.
+        let files = &p.files;
+        let (modules, (class_by_fqn, constants_by_name, methods_of_class)) = rayon::join(
+            || Modules::discover(files.iter().map(|f| f.path.as_str())),
+            || {
+                let mut class_by_fqn: HashMap<String, Vec<ClassRef>> = HashMap::default();
+                let mut constants: HashMap<String, Vec<(ClassRef, String)>> = HashMap::default();
+                let mut methods_of_class: HashMap<ClassRef, Vec<MethodId>> = HashMap::default();
+                for (fi, f) in files.iter().enumerate() {
+                    for (ci, c) in f.facts.classes.iter().enumerate() {
+                        let cref = (fi as u32, ci as u32);
+                        class_by_fqn
+                            .entry(c.fqn.to_string())
                             .or_default()
-                            .push((cref, s.clone()));
+                            .push(cref);
+                        for fld in &c.fields {
+                            if fld.modifiers.is_static
+                                && (fld.modifiers.is_final
+                                    || c.kind == crate::java::ir::ClassKind::Interface)
+                                && let Some(Expr::Str(s, _)) = fld.init.as_ref().map(|e| e.peel())
+                            {
+                                constants
+                                    .entry(fld.name.to_string())
+                                    .or_default()
+                                    .push((cref, s.clone()));
+                            }
+                        }
+                    }
+                    for (mi, m) in f.facts.methods.iter().enumerate() {
+                        let mid = (fi as u32, mi as u32);
+                        methods_of_class
+                            .entry((fi as u32, m.class as u32))
+                            .or_default()
+                            .push(mid);
                     }
                 }
-            }
-            for (mi, m) in f.facts.methods.iter().enumerate() {
-                let mid = (fi as u32, mi as u32);
-                p.methods_of_class
-                    .entry((fi as u32, m.class as u32))
-                    .or_default()
-                    .push(mid);
-            }
+                (class_by_fqn, constants, methods_of_class)
+            },
+        );
+        p.modules = modules;
+        p.class_by_fqn = class_by_fqn;
+        p.constants_by_name = constants_by_name;
+        p.methods_of_class = methods_of_class;
+        {
+            let by_class: Vec<(&ClassRef, &Vec<MethodId>)> = p.methods_of_class.iter().collect();
+            p.methods_by_name = by_class
+                .into_par_iter()
+                .map(|(c, ms)| {
+                    let mut v = ms.clone();
+                    v.sort_by_key(|a| p.method(*a).name);
+                    (*c, v)
+                })
+                .collect::<Vec<_>>()
+                .into_iter()
+                .collect();
         }
-        p.methods_by_name = p
-            .methods_of_class
-            .iter()
-            .map(|(c, ms)| {
-                let mut v = ms.clone();
-                v.sort_by_key(|a| p.method(*a).name);
-                (*c, v)
-            })
-            .collect();
         p.imports = p
             .files
-            .iter()
+            .par_iter()
             .map(|f| {
                 let imports = &f.facts.imports;
                 let mut v: Vec<u32> = (0..imports.len() as u32)
@@ -314,23 +334,46 @@ impl Project {
             })
             .collect();
         let mut sup: HashMap<ClassRef, Vec<ClassRef>> = HashMap::default();
-        for (fi, f) in p.files.iter().enumerate() {
-            for (ci, c) in f.facts.classes.iter().enumerate() {
-                let cref = (fi as u32, ci as u32);
-                if recording {
+        if recording {
+            // Each class's lookups recorded apart: one class at a time.
+            for (fi, f) in p.files.iter().enumerate() {
+                for (ci, c) in f.facts.classes.iter().enumerate() {
+                    let cref = (fi as u32, ci as u32);
                     p.deps = Some(crate::scope::Deps::default());
-                }
-                for s in &c.supertypes {
-                    if let TypeRef::Project(t) = p.resolve_type(fi as u32, Some(ci), s)
-                        && t != cref
-                    {
-                        sup.entry(cref).or_default().push(t);
+                    for s in &c.supertypes {
+                        if let TypeRef::Project(t) = p.resolve_type(fi as u32, Some(ci), s)
+                            && t != cref
+                        {
+                            sup.entry(cref).or_default().push(t);
+                        }
+                    }
+                    if let Some(d) = p.deps.take() {
+                        p.super_lookups.insert(cref, d.types());
                     }
                 }
-                if let Some(d) = p.deps.take() {
-                    p.super_lookups.insert(cref, d.types());
-                }
             }
+        } else {
+            // A file at a time, in parallel; each class's supertypes in the order written.
+            let found: Vec<Vec<(ClassRef, Vec<ClassRef>)>> = (0..p.files.len())
+                .into_par_iter()
+                .map(|fi| {
+                    let classes = &p.files[fi].facts.classes;
+                    (classes.iter().enumerate())
+                        .map(|(ci, c)| {
+                            let cref = (fi as u32, ci as u32);
+                            let ts = (c.supertypes.iter())
+                                .filter_map(|s| match p.resolve_type(fi as u32, Some(ci), s) {
+                                    TypeRef::Project(t) if t != cref => Some(t),
+                                    _ => None,
+                                })
+                                .collect();
+                            (cref, ts)
+                        })
+                        .filter(|(_, ts): &(ClassRef, Vec<ClassRef>)| !ts.is_empty())
+                        .collect()
+                })
+                .collect();
+            sup.extend(found.into_iter().flatten());
         }
         for (c, ss) in &sup {
             for s in ss {
