@@ -41,11 +41,11 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Bump when `Summary`, `MethodFlow`, a scan's value or what an entry records changes meaning.
-const SUMMARY_FORMAT: u32 = 7;
+const SUMMARY_FORMAT: u32 = 8;
 
 /// A cache file larger than this is neither read nor written.
 const MAX_FILE_BYTES: u64 = 1 << 30;
@@ -118,18 +118,89 @@ pub enum Scan {
 }
 
 /// What a cache file holds: the summaries and flows, and the scans.
-#[derive(Serialize, Deserialize, Default)]
+#[derive(Serialize, Default)]
 struct Entries {
     summaries: HashMap<MethodId, Stored>,
     scans: HashMap<(u8, MethodId), Stored>,
 }
 
+/// [`Entries`] as read: each entry's two parts borrowed from the file's bytes (a map is
+/// encoded as its number of entries and then each key and value, as a sequence of pairs is).
+#[derive(Deserialize)]
+struct EntriesRead<'a> {
+    #[serde(borrow)]
+    summaries: Vec<(MethodId, StoredRead<'a>)>,
+    #[serde(borrow)]
+    scans: Vec<((u8, MethodId), StoredRead<'a>)>,
+}
+
+#[derive(Deserialize)]
+struct StoredRead<'a> {
+    deps: &'a [u8],
+    value: &'a [u8],
+}
+
 /// An entry as stored: what the analysis read, and what it gave, encoded apart so that an
-/// entry found invalid is never decoded further.
-#[derive(Serialize, Deserialize)]
+/// entry found invalid is never decoded further. Both parts are ranges of one buffer: the
+/// cache file as read (shared by all its entries, so reading the file makes no copy of each),
+/// or the entry's own.
 struct Stored {
-    deps: Vec<u8>,
-    value: Vec<u8>,
+    data: Arc<Vec<u8>>,
+    deps: std::ops::Range<usize>,
+    value: std::ops::Range<usize>,
+}
+
+impl Stored {
+    fn new(deps: Vec<u8>, mut value: Vec<u8>) -> Stored {
+        let n = deps.len();
+        let mut data = deps;
+        data.append(&mut value);
+        let len = data.len();
+        Stored {
+            data: Arc::new(data),
+            deps: 0..n,
+            value: n..len,
+        }
+    }
+
+    /// The entry read at `read` from `data`, where `read` borrows from.
+    fn within(data: &Arc<Vec<u8>>, read: &StoredRead) -> Stored {
+        let base = data.as_ptr() as usize;
+        let range = |b: &[u8]| {
+            let start = b.as_ptr() as usize - base;
+            start..start + b.len()
+        };
+        Stored {
+            data: Arc::clone(data),
+            deps: range(read.deps),
+            value: range(read.value),
+        }
+    }
+
+    fn deps(&self) -> &[u8] {
+        &self.data[self.deps.clone()]
+    }
+
+    fn value(&self) -> &[u8] {
+        &self.data[self.value.clone()]
+    }
+}
+
+/// As [`StoredRead`] reads it: the two parts as bytes.
+impl Serialize for Stored {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct Bytes<'a>(&'a [u8]);
+        impl Serialize for Bytes<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(self.0)
+            }
+        }
+        let mut st = s.serialize_struct("Stored", 2)?;
+        st.serialize_field("deps", &Bytes(self.deps()))?;
+        st.serialize_field("value", &Bytes(self.value()))?;
+        st.end()
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -217,9 +288,23 @@ impl SummaryCache {
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        let old: Entries = safe_fs::read_regular(&self.dir.join(&name), MAX_FILE_BYTES)
+        // The entries borrow the file's bytes: no entry is copied out of it. (Flat: a sequence
+        // of method ids and byte strings, so no nesting to cap.)
+        let data = safe_fs::read_regular(&self.dir.join(&name), MAX_FILE_BYTES)
             .ok()
-            .and_then(|b| crate::depth_limit::from_postcard(self.key.open(&name, &b)?))
+            .map(Arc::new);
+        let old: Entries = data
+            .as_ref()
+            .and_then(|b| {
+                let read: EntriesRead = postcard::from_bytes(self.key.open(&name, b)?).ok()?;
+                let stored = |r: &StoredRead| Stored::within(b, r);
+                Some(Entries {
+                    summaries: (read.summaries.iter())
+                        .map(|(k, r)| (*k, stored(r)))
+                        .collect(),
+                    scans: read.scans.iter().map(|(k, r)| (*k, stored(r))).collect(),
+                })
+            })
             .unwrap_or_default();
         let bodies = BodyFiles::new(project);
         let read_entries = old.summaries.len() + old.scans.len();
@@ -294,9 +379,9 @@ impl Round<'_> {
         let stored = self.scans_old.lock().ok().and_then(|mut o| o.remove(&k));
         if let Some(stored) = stored
             && let Some(deps) =
-                crate::depth_limit::from_postcard::<Vec<(u32, [u8; 32])>>(&stored.deps)
+                crate::depth_limit::from_postcard::<Vec<(u32, [u8; 32])>>(stored.deps())
             && deps.iter().all(|(f, d)| self.digest(*f) == Some(*d))
-            && let Some(value) = crate::depth_limit::from_postcard::<S>(&stored.value)
+            && let Some(value) = crate::depth_limit::from_postcard::<S>(stored.value())
         {
             if let Ok(mut new) = self.scans_new.lock() {
                 new.insert(k, stored);
@@ -323,7 +408,7 @@ impl Round<'_> {
             && let (Ok(deps), Ok(value)) = (postcard::to_stdvec(&deps), postcard::to_stdvec(&value))
             && let Ok(mut new) = self.scans_new.lock()
         {
-            new.insert(k, Stored { deps, value });
+            new.insert(k, Stored::new(deps, value));
         }
         out
     }
@@ -430,12 +515,12 @@ fn prune(dir: &Path, keep: &str) {
 impl Reuse for Round<'_> {
     fn reuse(&self, id: MethodId, sums: &Summaries) -> Option<(Summary, MethodFlow)> {
         let stored = self.old.lock().ok()?.remove(&id)?;
-        let deps: Deps = crate::depth_limit::from_postcard(&stored.deps)?;
+        let deps: Deps = crate::depth_limit::from_postcard(stored.deps())?;
         if !self.valid(&deps, sums) {
             return None;
         }
         let (summary, flow): (Summary, MethodFlow) =
-            crate::depth_limit::from_postcard(&stored.value)?;
+            crate::depth_limit::from_postcard(stored.value())?;
         self.new.lock().ok()?.insert(id, stored);
         self.reused.fetch_add(1, Ordering::Relaxed);
         Some((summary, flow))
@@ -471,7 +556,7 @@ impl Reuse for Round<'_> {
             return;
         };
         if let Ok(mut new) = self.new.lock() {
-            new.insert(id, Stored { deps, value });
+            new.insert(id, Stored::new(deps, value));
             self.kept.fetch_add(1, Ordering::Relaxed);
         }
     }
