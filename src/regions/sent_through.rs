@@ -22,7 +22,9 @@ pub fn enter_interceptors(
     if sends.by_method.is_empty() && sends.by_call.is_empty() && sends.own_calls.is_empty() {
         return;
     }
-    for r in regions.iter_mut() {
+    // Each region on its own, in parallel.
+    use rayon::prelude::*;
+    regions.par_iter_mut().for_each(|r| {
         let own: Vec<MethodId> = r.parts.iter().map(part_method).collect();
         let mut grew = false;
         for _ in 0..MAX_ROUNDS {
@@ -85,7 +87,7 @@ pub fn enter_interceptors(
             r.parts = merge_parts(std::mem::take(&mut r.parts));
             r.entered.sort();
         }
-    }
+    });
 }
 
 fn part_method(p: &Part) -> MethodId {
