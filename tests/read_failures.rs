@@ -1,7 +1,8 @@
 //! SPEC 9 and 13 through the library: a file that cannot be read, or that disappears during the
 //! scan, is reported as a `read` error in every format while the other files' findings stay; a
-//! 50 MB file is analysed when the size limit is raised. The reader seam stands in for
-//! permissions, which do not stop root (CI).
+//! 50 MB file is analysed when the size limit is raised; a warm run reads only the files that
+//! changed (the cache knows the others by their stamps). The reader seam stands in for
+//! permissions, which do not stop root (CI), and counts the reads.
 
 use retrylint::report::{Format, RenderOptions, render};
 use retrylint::source::Reader;
@@ -210,4 +211,63 @@ fn a_50_mb_file_is_analysed_when_the_limit_is_raised() {
     );
     let (_, json, _, _) = rendered(&report);
     assert_eq!(json["summary"]["files_scanned"], 2);
+}
+
+#[test]
+fn a_warm_run_reads_only_the_files_that_changed() {
+    use std::sync::{Arc, Mutex};
+    let d = project();
+    // An effect word (a key sink) without a finding: a stable key.
+    let stable = "class Stable {\n  void f(Client c, String orderId) {\n    c.setIdempotencyKey(orderId);\n  }\n}\n";
+    std::fs::write(d.path().join("Stable.java"), stable).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    // Past the window in which a just-written file's stamp is not trusted.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let reads: Arc<Mutex<Vec<String>>> = Arc::default();
+    let mut opts = retrylint::Options::new(vec![d.path().to_path_buf()]);
+    opts.cache_dir = Some(cache.path().to_path_buf());
+    let seen = Arc::clone(&reads);
+    opts.reader = Reader::new(move |p| {
+        let name = p.file_name().unwrap_or_default().to_string_lossy().into();
+        seen.lock().unwrap().push(name);
+        std::fs::read(p)
+    });
+    let found = |r: &retrylint::Report| -> Vec<(String, u32)> {
+        (r.findings.iter())
+            .map(|f| (f.path.rsplit('/').next().unwrap().to_string(), f.line))
+            .collect()
+    };
+    let read = |opts: &retrylint::Options| {
+        reads.lock().unwrap().clear();
+        let report = retrylint::check(opts).unwrap();
+        let mut names = reads.lock().unwrap().clone();
+        names.sort();
+        names.dedup();
+        (found(&report), names)
+    };
+    let (cold, names) = read(&opts);
+    let all = [
+        "Clean.java",
+        "KnownUnsafe.java",
+        "Stable.java",
+        "Victim.java",
+    ];
+    assert_eq!(names, all);
+    assert!(cold.iter().any(|(f, _)| f == "Victim.java"), "{cold:?}");
+    // Three of the four files have an effect word, so the prefilter gives up and takes every
+    // file's facts from the cache, by the content hash its unchanged stamp names: only the
+    // files with a finding are read (for the code of its line, which its fingerprint hashes).
+    let (warm, names) = read(&opts);
+    assert_eq!(warm, cold);
+    assert_eq!(names, ["KnownUnsafe.java", "Victim.java"]);
+    // An edit: that file is read again, and its finding moves with it.
+    std::fs::write(d.path().join("Victim.java"), format!("\n\n{RETRIED}")).unwrap();
+    let (edited, names) = read(&opts);
+    assert!(names.contains(&"Victim.java".to_string()), "{names:?}");
+    assert!(!names.contains(&"Stable.java".to_string()), "{names:?}");
+    let mut without_cache = opts.clone();
+    without_cache.cache_dir = None;
+    without_cache.reader = Reader::default();
+    assert_eq!(edited, found(&retrylint::check(&without_cache).unwrap()));
+    assert_ne!(edited, cold);
 }
