@@ -301,7 +301,11 @@ fn regions_of<'c>(
             _ => walk(),
         };
         all_regions.extend(regions::implementation_regions(
-            project, cat, wanted, &lambdas,
+            project,
+            cat,
+            wanted,
+            &lambdas,
+            &never_fails,
         ));
         let beans = regions::BeanScans::new(project, cat, wanted);
         all_regions.extend(regions::bean_registrations(project, &beans));

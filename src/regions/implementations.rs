@@ -1,5 +1,6 @@
 //! Regions of framework types implemented in the project.
 
+use super::liveness::NeverFailsOf;
 use super::pipelines::collect_returns;
 use super::{Part, Region};
 use crate::catalogue::{Catalogue, ImplementationRegion};
@@ -36,6 +37,7 @@ pub fn implementation_regions(
     cat: &Catalogue,
     wanted: &(dyn Fn(&MethodId) -> bool + Sync),
     lambdas: LambdasOf,
+    never_fails: NeverFailsOf,
 ) -> Vec<Region> {
     let mut out = Vec::new();
     for (ri, row) in cat.regions.implementation.iter().enumerate() {
@@ -43,7 +45,9 @@ pub fn implementation_regions(
         // A file at a time, in parallel, in the files' order.
         let per_file: Vec<Vec<Region>> = (0..project.files.len())
             .into_par_iter()
-            .map(|fi| implementing_classes(project, cat, row, &is_row_type, wanted, fi))
+            .map(|fi| {
+                implementing_classes(project, cat, row, &is_row_type, wanted, never_fails, fi)
+            })
             .collect();
         out.extend(per_file.into_iter().flatten());
         // A lambda's parameter types are not written: rows that look at them take classes only.
@@ -72,6 +76,7 @@ fn implementing_classes(
     row: &ImplementationRegion,
     is_row_type: &(dyn Fn(&TypeRef) -> bool + Sync),
     wanted: &(dyn Fn(&MethodId) -> bool + Sync),
+    never_fails: NeverFailsOf,
     fi: usize,
 ) -> Vec<Region> {
     let mut out = Vec::new();
@@ -120,7 +125,8 @@ fn implementing_classes(
                 && takes_row_param(project, row, *m)
                 && !(row.on_failure
                     && !super::liveness::returns_deferred(project, cat, *m)
-                    && super::liveness::never_fails_at_all(project, cat, *m))
+                    && super::liveness::never_fails_through(project, cat, *m, never_fails)
+                        .is_some())
             {
                 out.push(Region {
                     scheduler: row.scheduler,

@@ -224,7 +224,7 @@ pub fn dead_reason(
             caught,
             via,
             preamble,
-        }) = never_fails_of(id, &|| never_fails(project, cat, id, &mut vec![id]))
+        }) = never_fails_through(project, cat, id, never_fails_of)
     {
         return Some(Dead::CatchesAll {
             caught,
@@ -331,10 +331,16 @@ pub struct NeverFails {
 pub type NeverFailsOf<'a> =
     &'a (dyn Fn(MethodId, &dyn Fn() -> Option<NeverFails>) -> Option<NeverFails> + Sync);
 
-/// Does the body of `id` never fail (see [`never_fails`])? A redelivered handler that never
-/// fails is never delivered again.
-pub fn never_fails_at_all(project: &Project, cat: &Catalogue, id: MethodId) -> bool {
-    never_fails(project, cat, id, &mut vec![id]).is_some()
+/// How the body of `id` never fails (see [`never_fails`]), if it never does, as `of` gives it
+/// (from the cache, or looked at now). A redelivered handler that never fails is never
+/// delivered again.
+pub fn never_fails_through(
+    project: &Project,
+    cat: &Catalogue,
+    id: MethodId,
+    of: NeverFailsOf,
+) -> Option<NeverFails> {
+    of(id, &|| never_fails(project, cat, id, &mut vec![id]))
 }
 
 /// How deep [`never_fails`] follows calls on `this`.

@@ -424,12 +424,6 @@ impl BeanScan {
     ) -> BeanScan {
         use rayon::prelude::*;
         let r = Resolver { project, row };
-        let annotated = |c: ClassRef, anns: &[Annotation], wanted_types: &[String]| {
-            anns.iter().any(|a| {
-                let t = project.resolve_type(c.0, Some(c.1 as usize), &a.name);
-                wanted_types.iter().any(|x| project.type_is(&t, x))
-            })
-        };
         // What one file's classes hold: clients, interceptor beans, re-sending beans.
         type Found = (
             Vec<(ClassRef, Vec<ClassRef>)>,
@@ -441,21 +435,25 @@ impl BeanScan {
             for ci in 0..project.files[fi].facts.classes.len() {
                 let c = (fi as u32, ci as u32);
                 let class = project.class(c);
-                if let Some(a) = class
-                    .annotations
-                    .iter()
-                    .find(|a| annotated(c, std::slice::from_ref(a), &beans.client_annotations))
-                {
+                if let Some(a) = class.annotations.iter().find(|a| {
+                    annotated_as(
+                        project,
+                        c,
+                        std::slice::from_ref(a),
+                        &beans.client_annotations,
+                    )
+                }) {
                     clients.push((c, configuration_classes(project, c, a, beans)));
                 }
-                if annotated(c, &class.annotations, &beans.component_annotations) {
+                if annotated_as(project, c, &class.annotations, &beans.component_annotations) {
                     let mut parts = Vec::new();
                     r.class_parts(c, &mut parts);
                     interceptors.push((c, parts));
                 }
                 for m in project.methods_of(c) {
                     let mm = project.method(*m);
-                    if mm.ret.is_empty() || !annotated(c, &mm.annotations, &beans.bean_annotations)
+                    if mm.ret.is_empty()
+                        || !annotated_as(project, c, &mm.annotations, &beans.bean_annotations)
                     {
                         continue;
                     }
