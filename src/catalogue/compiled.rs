@@ -119,6 +119,7 @@ macro_rules! each_table {
         $apply!(sources, coarse, "source");
         $apply!(sources, stored, "source");
         $apply!(sources, same_object, "source");
+        $apply!(sources, builder_default, "source");
         $apply!(sinks, method, "sink");
         $apply!(sinks, header, "sink");
         $apply!(sinks, header_setter, "sink");
@@ -172,6 +173,7 @@ pub struct Sources {
     pub coarse: CoarseConversions,
     pub stored: Vec<StoredRead>,
     pub same_object: Vec<SameObject>,
+    pub builder_default: Vec<BuilderDefault>,
 }
 
 /// The `[[sources.coarse]]` rows joined: a conversion of any row strips the kinds of all rows.
@@ -628,6 +630,7 @@ impl Catalogue {
                 coarse,
                 stored: s.stored,
                 same_object: s.same_object,
+                builder_default: s.builder_default,
             },
             sinks: Sinks {
                 methods: k.method,

@@ -68,6 +68,13 @@ impl Factories for Catalogue {
             .map(|f| f.returns.clone())
     }
 
+    fn generated_builder(&self, annotated: &dyn Fn(&str) -> bool) -> bool {
+        self.sources
+            .builder_default
+            .iter()
+            .any(|r| r.builders.iter().any(|b| annotated(b)))
+    }
+
     fn lambda_params(&self, owner_is: &dyn Fn(&str) -> bool, method: &str) -> Option<Vec<usize>> {
         self.generic_rows(owner_is, method)
             .find(|g| !g.params.is_empty())
@@ -503,6 +510,13 @@ impl Model for Catalogue {
         out.sort();
         out.dedup();
         out
+    }
+
+    fn is_builder_default(&self, is: &dyn Fn(&str) -> bool) -> bool {
+        self.sources
+            .builder_default
+            .iter()
+            .any(|r| r.defaults.iter().any(|d| is(d)))
     }
 
     fn is_query_annotation(&self, is: &dyn Fn(&str) -> bool) -> bool {

@@ -211,6 +211,11 @@ row!(SameObject, |r| format!(
     few(&r.methods),
     few(&r.classes)
 ));
+row!(BuilderDefault, |r| format!(
+    "builders of {}: unset fields with {} get their initializer",
+    few(&r.builders),
+    few(&r.defaults)
+));
 row!(MethodNames, |r| few(&r.methods));
 row!(SinkMethod, |r| format!(
     "argument {} of {}",

@@ -501,7 +501,7 @@ pub use crate::dataflow::SourceKind;
 
 /// Per-attempt values: `[[sources.source]]`, `[[sources.counter]]`, `[[sources.parameter]]`,
 /// `[[sources.factory]]`, `[[sources.generic]]`, `[[sources.coarse]]`, `[[sources.stored]]`,
-/// `[[sources.same_object]]`.
+/// `[[sources.same_object]]`, `[[sources.builder_default]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SourceTables {
@@ -514,6 +514,20 @@ pub struct SourceTables {
     pub coarse: Vec<Coarse>,
     pub stored: Vec<StoredRead>,
     pub same_object: Vec<SameObject>,
+    pub builder_default: Vec<BuilderDefault>,
+}
+
+/// Builders a code generator writes for a class annotated with one of `builders` (Lombok's
+/// `@Builder`): `T.builder()` starts one, each one-argument call sets the property it names,
+/// `build()` makes a `T`. A field annotated with one of `defaults` (`@Builder.Default`) that
+/// the chain leaves unset gets its declared initializer, evaluated by that `build()`; other
+/// fields' initializers are not used by the builder.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuilderDefault {
+    pub id: String,
+    pub builders: Vec<String>,
+    pub defaults: Vec<String>,
 }
 
 /// Calls that return one of their arguments itself, with the fields it holds

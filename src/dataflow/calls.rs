@@ -251,6 +251,7 @@ impl Cx<'_> {
         // An unknown call with a per-attempt argument or receiver returns a per-attempt value;
         // builders and appenders keep what they were given.
         self.library_shape(c, &args);
+        let defaults = self.builder_defaults(c);
         // A getter or record accessor on a parameter reads that property of it
         // (`command.dedupeKey()`), so a caller that knows the argument's fields passes only it.
         let mut t = match &c.recv {
@@ -291,6 +292,7 @@ impl Cx<'_> {
         for a in &args {
             union(&mut t, a);
         }
+        union(&mut t, &defaults);
         if let Some(r) = &c.recv
             && is_mutator(&c.name)
             && let Some(p) = self.place_of(mutated_root(r))

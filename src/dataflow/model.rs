@@ -286,6 +286,12 @@ pub trait Model: Factories + Sync {
         let _ = finder;
         Vec::new()
     }
+    /// Does an annotation of a field so (`@Builder.Default`) give it its initializer when a
+    /// generated builder leaves it unset?
+    fn is_builder_default(&self, is: &dyn Fn(&str) -> bool) -> bool {
+        let _ = is;
+        false
+    }
     /// Is an annotation so the query text of a repository method (`@Query`)?
     fn is_query_annotation(&self, is: &dyn Fn(&str) -> bool) -> bool {
         let _ = is;

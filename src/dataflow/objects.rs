@@ -162,6 +162,65 @@ impl Cx<'_> {
         t
     }
 
+    /// `build()` on a builder a code generator writes (Lombok's `@Builder`): a field whose
+    /// annotation gives it its initializer (`@Builder.Default`) and that the chain left unset
+    /// holds the initializer's value, evaluated by this call, so a per-attempt one
+    /// (`UUID.randomUUID()`) is a source here. What the built object holds.
+    pub(super) fn builder_defaults(&mut self, c: &Call) -> Taint {
+        let mut t = Taint::new();
+        let Some(r) = c
+            .recv
+            .as_ref()
+            .filter(|_| c.name == "build" && c.args.is_empty())
+        else {
+            return t;
+        };
+        let Some(ty) = self.type_of(r) else {
+            return t;
+        };
+        let classes = self.with_typer(|x| x.built_classes(&ty));
+        if classes.is_empty() {
+            return t;
+        }
+        let built = self.project.class(classes[0]).name.to_string();
+        let set = self.shape_of(r).unwrap_or_default().fields;
+        let sums = self.sums;
+        let project = self.project;
+        let mut made: Vec<(String, Taint)> = Vec::new();
+        for k in classes {
+            let class = project.class(k);
+            let Some(init) = class.initializer.map(|i| (k.0, i as u32)) else {
+                continue;
+            };
+            self.edge(c.scope, init);
+            let summary = sums.of(init);
+            for f in &class.fields {
+                let name = f.name.to_string();
+                let defaulted = f.annotations.iter().any(|a| {
+                    let at = project.resolve_type(k.0, Some(k.1 as usize), a);
+                    self.model.is_builder_default(&|x| project.type_is(&at, x))
+                });
+                let Some(d) = summary.field_sources.get(&name).filter(|_| defaulted) else {
+                    continue;
+                };
+                if set.contains_key(&name) || made.iter().any(|(g, _)| *g == name) {
+                    continue;
+                }
+                let label = format!(
+                    "{built}.builder()…build() (whose {name} defaults to {})",
+                    d.label
+                );
+                let v = self.fresh(d.kind, "", c.span, c.scope, label, Some(d.clone()));
+                union(&mut t, &v);
+                made.push((name, v));
+            }
+        }
+        if let Some(s) = self.shapes.get_mut(&c.span) {
+            s.fields.extend(made);
+        }
+        t
+    }
+
     /// What the method leaves in `this` fields from its parameters: a constructor's fields
     /// (records: each component from its own parameter), a setter's or builder method's
     /// property. A field that also holds anything else is not described here.

@@ -427,6 +427,9 @@ pub struct Field {
     pub generic: Generic,
     pub init: Option<Expr>,
     pub modifiers: Modifiers,
+    /// Its annotations' names as written (`Builder.Default`); a record component's are its
+    /// parameter's.
+    pub annotations: Vec<Name>,
     pub span: Span,
 }
 

@@ -49,6 +49,17 @@ impl<'p> Visitor<'p> for Edges {
             Some(r) if recv_is_type => Some(r.dotted().map(|d| body.with_typer(|t| t.resolve(&d)))),
             Some(r) => Some(body.with_typer(|t| t.type_of(r))),
         };
+        // A generated builder's `build()` runs the initializers of the defaults it gives.
+        if c.name == "build"
+            && c.args.is_empty()
+            && let Some(Some(t)) = &recv
+        {
+            for k in body.with_typer(|ty| ty.built_classes(t)) {
+                if let Some(init) = project.class(k).initializer {
+                    self.0.push((c.scope, c.span, (k.0, init as u32)));
+                }
+            }
+        }
         let class = project.class_of(body.id);
         for m in project.resolve_call(class, c, recv) {
             self.0.push((c.scope, c.span, m));

@@ -82,6 +82,12 @@ pub trait Factories: Sync {
     fn static_factory(&self, owner_is: &dyn Fn(&str) -> bool, method: &str) -> Option<String>;
     /// The type `x.method(…)` returns on a value of the library type `owner` (qualified name).
     fn instance_factory(&self, owner: &str, method: &str) -> Option<String>;
+    /// Does a code generator write the builder of a class whose annotations `annotated` tells
+    /// (Lombok's `@Builder`)?
+    fn generated_builder(&self, annotated: &dyn Fn(&str) -> bool) -> bool {
+        let _ = annotated;
+        false
+    }
     /// For each parameter of a lambda given to `x.method(…)` on a library generic type, the
     /// receiver's type argument it gets (`Map<K, V>.forEach((k, v) -> …)`: `[0, 1]`).
     fn lambda_params(&self, _owner_is: &dyn Fn(&str) -> bool, _method: &str) -> Option<Vec<usize>> {
@@ -268,9 +274,9 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
             TypeRef::Project(k) => {
                 match self.project.methods_in_hierarchy(k, name, arity).first() {
                     Some(m) => Some(self.ret_type(*m)),
-                    None if arity == 0 && GENERATED_BUILDER_FACTORIES.contains(&name) => {
-                        self.generated_builder(k)
-                    }
+                    None if arity == 0 && GENERATED_BUILDER_FACTORIES.contains(&name) => self
+                        .generated_builder(k)
+                        .or_else(|| self.annotation_builder(k)),
                     None => None,
                 }
             }
@@ -282,6 +288,12 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
 
     /// What `recv.name(…)` returns on a receiver of type `t`.
     fn instance_call_type(&self, t: TypeRef, name: &str, arity: usize) -> Option<TypeRef> {
+        if name == "build"
+            && arity == 0
+            && let Some(k) = self.built_by(&t)
+        {
+            return Some(TypeRef::Project(k));
+        }
         match t {
             TypeRef::Project(k) => {
                 match self.project.methods_in_hierarchy(k, name, arity).first() {
@@ -317,6 +329,51 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
             }
             _ => None,
         }
+    }
+
+    /// The builder a code generator writes whole for class `k`, annotated so (Lombok's
+    /// `@Builder` with no builder class written): a library type named as the nested class it
+    /// generates (`T.TBuilder`), whose one-argument calls return it and whose `build()` makes a
+    /// `T` ([`Self::built_by`]).
+    fn annotation_builder(&self, k: ClassRef) -> Option<TypeRef> {
+        let class = self.project.class(k);
+        let annotated = |x: &str| {
+            class.annotations.iter().any(|a| {
+                let t = self.project.resolve_type(k.0, Some(k.1 as usize), &a.name);
+                self.project.type_is(&t, x)
+            })
+        };
+        self.factories
+            .generated_builder(&annotated)
+            .then(|| TypeRef::External(format!("{}.{}Builder", class.fqn, class.name)))
+    }
+
+    /// The class a builder of [`Self::annotation_builder`] makes.
+    pub fn built_by(&self, t: &TypeRef) -> Option<ClassRef> {
+        let TypeRef::External(f) = t else {
+            return None;
+        };
+        let (outer, nested) = f.rsplit_once('.')?;
+        let TypeRef::Project(k) = self.project.resolve_type(self.class.0, None, outer) else {
+            return None;
+        };
+        let class = self.project.class(k);
+        (nested.strip_suffix("Builder") == Some(class.name.as_str())
+            && self.annotation_builder(k).is_some())
+        .then_some(k)
+    }
+
+    /// The classes whose field initializers a `build()` on a builder of type `t` of
+    /// [`Self::annotation_builder`] may run: the class it makes, and its superclasses whose
+    /// builder is generated too (`@SuperBuilder`).
+    pub fn built_classes(&self, t: &TypeRef) -> Vec<ClassRef> {
+        let Some(k) = self.built_by(t) else {
+            return Vec::new();
+        };
+        let sups = self.project.supertypes_of(k).iter().copied();
+        std::iter::once(k)
+            .chain(sups.filter(|s| self.annotation_builder(*s).is_some()))
+            .collect()
     }
 
     /// A method the builder class of [`Self::generated_builder`] does not declare: a generated

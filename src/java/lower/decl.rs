@@ -171,6 +171,7 @@ impl<'a> Lowerer<'a> {
                         is_final: true,
                         ..Default::default()
                     },
+                    annotations: p.annotations.iter().map(|a| a.name).collect(),
                     span: span_of(params),
                 });
                 let names = crate::java::ir::names_of(&p.annotations);
@@ -312,6 +313,7 @@ impl<'a> Lowerer<'a> {
                 generic,
                 init,
                 modifiers: modifiers.clone(),
+                annotations: annotations.iter().map(|a| a.name).collect(),
                 span: span_of(d),
             });
             self.facts.classes[class]
