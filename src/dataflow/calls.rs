@@ -576,9 +576,11 @@ impl Cx<'_> {
             let mut fresh_of = BTreeMap::new();
             for d in s.ret_sources.values() {
                 let label = format!("{}() (which returns {})", c.name, d.label);
-                let t = self.fresh(d.kind, "", c.span, c.scope, label, Some(d.clone()));
-                union(&mut result, &t);
-                fresh_of.insert(d.kind, t);
+                let t = self.fresh_from(d, (&c.args, args), (c.span, c.scope), label);
+                if !t.is_empty() {
+                    union(&mut result, &t);
+                    fresh_of.insert(d.kind, t);
+                }
             }
             if s.ret_this {
                 // A fluent method returns its receiver, with what it wrote into it.
@@ -587,7 +589,7 @@ impl Cx<'_> {
             let minted = if on_this || s.field_sources.is_empty() {
                 Vec::new()
             } else {
-                self.fields_minted_by(c, s, *m)
+                self.fields_minted_by(c, s, *m, args)
             };
             if let Some(shape) =
                 self.returned_shape(c, s, on_this, recv_t, args, &fresh_of, &minted)
@@ -638,8 +640,10 @@ impl Cx<'_> {
                     .collect();
                 for (f, d) in fs {
                     let label = format!("{}() (which stores {} in `{f}`)", c.name, d.label);
-                    let t = self.fresh(d.kind, "", c.span, c.scope, label, Some(d));
-                    self.env.insert(Place::this(&f), t);
+                    let t = self.fresh_from(&d, (&c.args, args), (c.span, c.scope), label);
+                    if !t.is_empty() {
+                        self.env.insert(Place::this(&f), t);
+                    }
                 }
             }
         }

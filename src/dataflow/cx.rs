@@ -6,7 +6,7 @@ use super::shapes::Shape;
 use super::*;
 use crate::java::ir::*;
 use crate::semantic::{
-    ClassRef, DeclaredSoFar, Defs, Loc, MethodId, Project, TypeRef, Typer, collect_defs,
+    ClassRef, DeclaredSoFar, Defs, MethodId, Project, TypeRef, Typer, collect_defs,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -101,17 +101,8 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
             Origin::Fresh(i)
                 if matches!(cx.out.sources[*i as usize].counter_decl, Some(Some(_))) => {}
             Origin::Fresh(i) => {
-                let s = &cx.out.sources[*i as usize];
-                let desc = s.via.clone().unwrap_or_else(|| SourceDesc {
-                    kind: s.kind,
-                    row: s.row.clone(),
-                    label: s.label.clone(),
-                    loc: Loc {
-                        file: id.0,
-                        span: s.span,
-                    },
-                });
-                cx.out.summary.ret_sources.entry(s.kind).or_insert(desc);
+                let desc = cx.source_desc(*i);
+                keep_source(&mut cx.out.summary.ret_sources, desc.kind, desc);
             }
             Origin::Param(p) => {
                 cx.out.summary.ret_params.insert(ParamPath::Whole(*p));

@@ -89,6 +89,52 @@ pub struct SourceDesc {
     pub row: String,
     pub label: String,
     pub loc: Loc,
+    /// The tests on the method's parameters it is evaluated under (`key == null` in `key !=
+    /// null ? key : UUID.randomUUID().toString()`): a caller whose arguments fail one does not
+    /// get it (see `conds`).
+    pub when: Vec<Cond>,
+}
+
+impl SourceDesc {
+    /// Kept for a summary that already has `self` for the same slot: a value made under
+    /// either's tests, so under the tests both have.
+    pub(crate) fn widen(&mut self, other: &SourceDesc) {
+        if self.when != other.when {
+            self.when.retain(|c| other.when.contains(c));
+        }
+    }
+}
+
+/// [`Summary::join`] for maps of sources: the smaller description (by what it names), under
+/// the tests both sides have, so that a cycle's summaries only lose tests and converge.
+fn keep_min_source<K: Ord>(into: &mut BTreeMap<K, SourceDesc>, from: BTreeMap<K, SourceDesc>) {
+    let named = |d: &SourceDesc| (d.kind, d.row.clone(), d.label.clone(), d.loc.clone());
+    for (k, v) in from {
+        match into.get_mut(&k) {
+            Some(old) => {
+                let mut when = old.when.clone();
+                when.retain(|c| v.when.contains(c));
+                if named(&v) < named(old) {
+                    *old = v;
+                }
+                old.when = when;
+            }
+            None => {
+                into.insert(k, v);
+            }
+        }
+    }
+}
+
+/// Puts `d` in `slot` of a summary's map of sources, or widens what is there (see
+/// [`SourceDesc::widen`]).
+pub(crate) fn keep_source<K: Ord>(map: &mut BTreeMap<K, SourceDesc>, slot: K, d: SourceDesc) {
+    match map.entry(slot) {
+        std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().widen(&d),
+        std::collections::btree_map::Entry::Vacant(e) => {
+            e.insert(d);
+        }
+    }
 }
 
 /// What the callers of a method need to know of it ([`SummaryData`]). Most are empty, and
@@ -261,12 +307,12 @@ impl Summary {
                 }
             }
         }
-        keep_min(&mut self.ret_sources, other.ret_sources);
+        keep_min_source(&mut self.ret_sources, other.ret_sources);
         self.ret_params.extend(other.ret_params);
         self.ret_fields.extend(other.ret_fields);
         join_sinks(&mut self.param_sinks, other.param_sinks);
         join_sinks(&mut self.field_sinks, other.field_sinks);
-        keep_min(&mut self.field_sources, other.field_sources);
+        keep_min_source(&mut self.field_sources, other.field_sources);
         for (k, v) in other.field_params {
             self.field_params.entry(k).or_default().extend(v);
         }

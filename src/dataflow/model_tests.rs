@@ -276,6 +276,7 @@ fn summaries_join_in_any_order_and_settle() {
                 end: start + 1,
             },
         },
+        when: Vec::new(),
     };
     let mut a = Summary::default();
     a.ret_sources
@@ -299,4 +300,33 @@ fn summaries_join_in_any_order_and_settle() {
     again.join(a);
     again.join(b);
     assert_eq!(again, ab);
+
+    // A source made only under a test on a parameter keeps the test while every side has it,
+    // and loses it once one side makes the value without it.
+    let null_key = Cond {
+        param: ParamPath::Whole(0),
+        test: conds::Test::Null,
+    };
+    let guarded = |label: &str, start: u32| SourceDesc {
+        when: vec![null_key.clone()],
+        ..desc(label, start)
+    };
+    let mut c = Summary::default();
+    c.field_sources
+        .insert("key".into(), guarded("UUID.randomUUID()", 10));
+    let mut d = Summary::default();
+    d.field_sources
+        .insert("key".into(), guarded("UUID.randomUUID()", 10));
+    let mut cd = c.clone();
+    cd.join(d);
+    assert_eq!(cd.field_sources["key"].when, vec![null_key.clone()]);
+    let mut e = Summary::default();
+    e.field_sources.insert("key".into(), desc("newKey()", 40));
+    let mut ce = c.clone();
+    ce.join(e.clone());
+    let mut ec = e;
+    ec.join(c);
+    assert_eq!(ce, ec);
+    assert!(ce.field_sources["key"].when.is_empty());
+    assert_eq!(ce.field_sources["key"].label, "UUID.randomUUID()");
 }

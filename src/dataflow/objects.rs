@@ -132,7 +132,10 @@ impl Cx<'_> {
                 }
                 for (field, d) in fs {
                     let label = format!("new {}() (whose fields hold {})", n.ty, d.label);
-                    let f = self.fresh(d.kind, "", n.span, n.scope, label, Some(d));
+                    let f = self.fresh_from(&d, (&n.args, &args), (n.span, n.scope), label);
+                    if f.is_empty() {
+                        continue;
+                    }
                     union(&mut t, &f);
                     sourced.push((field, f, Some(m) == init));
                 }
@@ -304,19 +307,21 @@ impl Cx<'_> {
                 }
             }
         }
+        // A compact record constructor assigns each component from its parameter at its end
+        // (`if (key == null) key = UUID.randomUUID().toString();`).
+        if self.method.is_ctor && self.is_compact_constructor() {
+            for p in &self.method.params {
+                for o in self.env.get(&Place::local(&p.name)).into_iter().flatten() {
+                    if let Origin::Fresh(i) = o {
+                        found.push((p.name.to_string(), *i));
+                    }
+                }
+            }
+        }
         found.sort();
         for (f, i) in found {
-            let s = &self.out.sources[i as usize];
-            let desc = s.via.clone().unwrap_or_else(|| SourceDesc {
-                row: s.row.clone(),
-                kind: s.kind,
-                label: s.label.clone(),
-                loc: Loc {
-                    file: self.id.0,
-                    span: s.span,
-                },
-            });
-            self.out.summary.field_sources.entry(f).or_insert(desc);
+            let desc = self.source_desc(i);
+            keep_source(&mut self.out.summary.field_sources, f, desc);
         }
     }
 

@@ -450,7 +450,7 @@ impl Cx<'_> {
     /// The summary form of a per-attempt value evaluated here.
     pub(super) fn source_desc(&self, i: u32) -> SourceDesc {
         let s = &self.out.sources[i as usize];
-        s.via.clone().unwrap_or_else(|| SourceDesc {
+        let mut d = s.via.clone().unwrap_or_else(|| SourceDesc {
             row: s.row.clone(),
             kind: s.kind,
             label: s.label.clone(),
@@ -458,6 +458,28 @@ impl Cx<'_> {
                 file: self.id.0,
                 span: s.span,
             },
+            when: Vec::new(),
+        });
+        // The tests it was evaluated under here (those of a callee's source, translated).
+        d.when = s.when.clone();
+        d
+    }
+
+    /// A callee's source `d`, made here by a call with arguments `arg_exprs` (evaluated to
+    /// `args`): nothing when the arguments fail a test the callee evaluates it under, else a
+    /// per-attempt value under the tests they pass on to this method's parameters.
+    pub(super) fn fresh_from(
+        &mut self,
+        d: &SourceDesc,
+        (arg_exprs, args): (&[Expr], &[Taint]),
+        (span, scope): (Span, ScopeId),
+        label: String,
+    ) -> Taint {
+        let Some(extra) = self.translate_conds(&d.when, arg_exprs, args) else {
+            return Taint::new();
+        };
+        self.under(extra, |cx| {
+            cx.fresh(d.kind, "", span, scope, label, Some(d.clone()))
         })
     }
 
@@ -494,7 +516,7 @@ impl Cx<'_> {
                         if matches!(self.out.sources[*i as usize].counter_decl, Some(Some(_))) => {}
                     Origin::Fresh(i) => {
                         let d = self.source_desc(*i);
-                        flow.sources.entry(d.kind).or_insert(d);
+                        keep_source(&mut flow.sources, d.kind, d);
                     }
                     Origin::Keyed | Origin::Lock | Origin::Container(_) => {}
                 }
@@ -514,7 +536,7 @@ impl Cx<'_> {
             slot.params.extend(flow.params);
             slot.this_fields.extend(flow.this_fields);
             for (k, d) in flow.sources {
-                slot.sources.entry(k).or_insert(d);
+                keep_source(&mut slot.sources, k, d);
             }
         }
     }
@@ -528,11 +550,15 @@ impl Cx<'_> {
         c: &Call,
         summary: &Summary,
         callee: MethodId,
+        args: &[Taint],
     ) -> Vec<(String, Taint, bool)> {
         let mut out = Vec::new();
         for (f, d) in &summary.field_sources {
             let label = format!("{}() (which stores {} in `{f}`)", c.name, d.label);
-            let t = self.fresh(d.kind, "", c.span, c.scope, label, Some(d.clone()));
+            let t = self.fresh_from(d, (&c.args, args), (c.span, c.scope), label);
+            if t.is_empty() {
+                continue;
+            }
             let m = self.project.method(callee);
             let every_path = !m.params.iter().any(|p| p.name == *f)
                 && m.body().is_some_and(|b| assigns_field_first_level(b, f));
@@ -594,7 +620,7 @@ impl Cx<'_> {
                     Some(o) => union(&mut t, o),
                     None => {
                         let label = format!("{}() (whose `{f}` holds {})", c.name, d.label);
-                        let o = self.fresh(*kind, "", c.span, c.scope, label, Some(d.clone()));
+                        let o = self.fresh_from(d, (&c.args, args), (c.span, c.scope), label);
                         union(&mut t, &o);
                     }
                 }
