@@ -436,6 +436,8 @@ fn decode_regions(
                     entered,
                     sends_at,
                     deferred_refs: refs,
+                    // Regions a call makes are located at the call.
+                    by: None,
                 }
             },
         )

@@ -82,6 +82,9 @@ pub struct Region {
     /// calling them returns is made again on every subscription, where the reference is
     /// written.
     pub deferred_refs: Vec<(MethodId, Span)>,
+    /// What makes it run again, when its location is that rather than its code (an
+    /// interceptor located at the `Retryer` bean that makes its client re-send).
+    pub by: Option<String>,
 }
 
 impl Region {
@@ -117,6 +120,7 @@ impl Region {
             entered: Vec::new(),
             sends_at: Vec::new(),
             deferred_refs: Vec::new(),
+            by: None,
         }
     }
 
@@ -139,10 +143,15 @@ impl Region {
     }
 
     pub fn describe(&self) -> String {
+        let by = self
+            .by
+            .as_deref()
+            .map(|b| format!(", {b}"))
+            .unwrap_or_default();
         if self.label.starts_with('@') {
-            format!("the {} `{}`", self.label, self.owner)
+            format!("the {} `{}`{by}", self.label, self.owner)
         } else {
-            format!("the {} in `{}`", self.label, self.owner)
+            format!("the {} in `{}`{by}", self.label, self.owner)
         }
     }
 }

@@ -590,7 +590,7 @@ impl<'c> BeanScans<'c> {
 /// configuration declares none, in an application-wide configuration.
 pub fn bean_registrations(project: &Project, scans: &BeanScans) -> Vec<Region> {
     let mut out = Vec::new();
-    for (row, _, scan) in &scans.rows {
+    for (row, beans, scan) in &scans.rows {
         for (decl, parts) in &scan.interceptors {
             let mut locs: Vec<Loc> = scan
                 .clients
@@ -600,9 +600,16 @@ pub fn bean_registrations(project: &Project, scans: &BeanScans) -> Vec<Region> {
                 .collect();
             locs.sort();
             locs.dedup();
+            // Located at the bean that makes the client re-send: the message says so.
+            let resender = beans
+                .resend_types
+                .first()
+                .map(|t| t.rsplit('.').next().unwrap_or(t));
             for loc in locs {
                 let owner = owner_of(project, parts);
-                out.push(Region::new(&row.label, owner, loc, parts.clone(), &row.id));
+                let mut r = Region::new(&row.label, owner, loc, parts.clone(), &row.id);
+                r.by = resender.map(|t| format!("re-sent by its client's `{t}` bean"));
+                out.push(r);
             }
         }
     }
