@@ -865,3 +865,32 @@ fn a_latin1_file_keeps_its_columns() {
     assert_eq!(findings[0]["column"], findings[1]["column"], "{v}");
     assert_eq!(findings[0]["column"], 84, "{v}");
 }
+
+#[test]
+fn an_interceptor_located_at_its_retryer_names_it() {
+    // A Feign interceptor bean is a region because a `Retryer` bean makes its client re-send;
+    // the region is located at that bean, and the message says what the line is.
+    let v: serde_json::Value = serde_json::from_str(&stdout(&[
+        "check",
+        "--format",
+        "json",
+        "--no-cache",
+        "fixtures/interceptors/feign",
+    ]))
+    .unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    let f = findings
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("PspFeignConfig.java") && f["line"] == 25)
+        .unwrap_or_else(|| panic!("{v}"));
+    let region = &f["regions"][0];
+    assert_eq!(region["line"], 17, "{region}");
+    let source =
+        std::fs::read_to_string("fixtures/interceptors/feign/PspFeignConfig.java").unwrap();
+    assert!(source.lines().nth(16).unwrap().contains("Retryer"));
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.contains("re-sent by its client's `Retryer` bean (line 17)"),
+        "{message}"
+    );
+}
