@@ -182,6 +182,7 @@ pub struct CoarseConversions {
     pub kinds: Vec<SourceKind>,
     pub instance: Vec<String>,
     pub static_methods: Vec<ClassMethods>,
+    pub instance_args: Vec<MethodArgs>,
 }
 
 #[derive(Debug, Default)]
@@ -582,6 +583,7 @@ impl Catalogue {
             coarse.kinds.extend(c.kinds);
             coarse.instance.extend(c.instance);
             coarse.static_methods.extend(c.static_methods);
+            coarse.instance_args.extend(c.instance_args);
         }
         let methods = |rows: Vec<MethodNames>| rows.into_iter().flat_map(|r| r.methods).collect();
         let mut locks = ClusterLocks::default();

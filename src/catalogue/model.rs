@@ -189,7 +189,13 @@ impl Model for Catalogue {
         let co = &self.sources.coarse;
         let name = call.name();
         let hit = match call.form() {
-            Form::Instance => co.instance.iter().any(|m| m == name),
+            Form::Instance => {
+                co.instance.iter().any(|m| m == name)
+                    || co
+                        .instance_args
+                        .iter()
+                        .any(|r| r.method == name && args_match(&r.args_any, call))
+            }
             Form::Static => co
                 .static_methods
                 .iter()
