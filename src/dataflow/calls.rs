@@ -75,6 +75,14 @@ impl Cx<'_> {
                     None => args.push(self.eval(a)),
                 }
             } else if let Expr::Lambda(l) = a
+                && let Some(place) = self.fallback_place(c).filter(|p| self.is_durable(p))
+            {
+                args.push(self.eval_fallback(l, &place));
+            } else if let Expr::Lambda(l) = a
+                && let Some(stores) = self.found_or_created(c)
+            {
+                args.push(self.eval_create(l, &stores));
+            } else if let Expr::Lambda(l) = a
                 && let Some(place) = self.fallback_place(c)
             {
                 args.push(self.eval_fallback(l, &place));

@@ -55,6 +55,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         conds: Vec::new(),
         assigned_params: HashSet::new(),
         saved: Vec::new(),
+        saves_made: Vec::new(),
         checks: Vec::new(),
         reads: HashMap::new(),
         read_locals: HashMap::new(),
@@ -239,6 +240,9 @@ pub(super) struct Cx<'p> {
     /// Records saved so far on every path to here, committed (the store, and whether apart
     /// from any caller's transaction); scoped like the blocks they are saved in.
     pub(super) saved: Vec<(String, bool)>,
+    /// Every save made so far, on any path (the store, and whether apart from any caller's
+    /// transaction): what a find-or-create supplier saved, whichever path returned.
+    pub(super) saves_made: Vec<(String, bool)>,
     /// Checks of the application's own store that ended the attempt when it held a record
     /// (`if (repo.existsByMessageId(id)) return;`), on every path to here; scoped by block.
     pub(super) checks: Vec<super::records::ActiveCheck>,

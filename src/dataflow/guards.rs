@@ -284,6 +284,56 @@ impl Cx<'_> {
         self.place_of(of.args.first()?)
     }
 
+    /// `repo.findBy…(…).orElseGet(…)` on a read of the own store by values the same on every
+    /// attempt: the stores a supplier that creates the missing record must save it to.
+    pub(super) fn found_or_created(&self, c: &Call) -> Option<std::collections::BTreeSet<String>> {
+        if !self.model.is_absent_fallback(&c.name) {
+            return None;
+        }
+        let Expr::Call(of) = c.recv.as_ref()?.peel() else {
+            return None;
+        };
+        let l = self.reads.get(&of.span)?;
+        (!l.fresh && !l.check).then(|| l.stores.clone())
+    }
+
+    /// Find-or-create (SPEC 7.4, an entity saved before the sink): a supplier that makes the
+    /// missing record with fresh values and saves it, committed, to the store the lookup read
+    /// generates them once — a later attempt finds the record and reads its stored values. Its
+    /// fresh values are stable, and the sinks they reached inside it (the key parameter of the
+    /// entity's constructor) are not events. A save that rolls back with a failed attempt (a
+    /// transaction of this method around it) guards nothing.
+    pub(super) fn eval_create(
+        &mut self,
+        l: &Lambda,
+        stores: &std::collections::BTreeSet<String>,
+    ) -> Taint {
+        let saved = self.saves_made.len();
+        let events = self.out.events.len();
+        let t = self.eval_lambda(l, &Taint::new(), &[]);
+        let fresh: Taint = t
+            .iter()
+            .filter(|o| matches!(o, Origin::Fresh(_)))
+            .cloned()
+            .collect();
+        let in_tx = self.transaction_of(self.id).is_some_and(|t| t.inside);
+        let created = self.saves_made[saved..]
+            .iter()
+            .any(|(k, apart)| stores.contains(k) && (*apart || !in_tx));
+        if fresh.is_empty() || !created {
+            return t;
+        }
+        let mut i = events;
+        while i < self.out.events.len() {
+            if fresh.contains(&Origin::Fresh(self.out.events[i].source)) {
+                self.out.events.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        t.into_iter().filter(|o| !fresh.contains(o)).collect()
+    }
+
     /// A fallback supplier that stores its fresh value back into the place it stands in for,
     /// durably, is a generate-once guard: its value is stable.
     pub(super) fn eval_fallback(&mut self, l: &Lambda, place: &Place) -> Taint {

@@ -96,6 +96,7 @@ impl Cx<'_> {
     /// region opens none (`rules::recorded`).
     pub(super) fn note_save(&mut self, c: &Call, apart: bool) {
         if let Some(k) = self.store_of(c) {
+            self.saves_made.push((k.clone(), apart));
             self.saved.push((k, apart));
         }
     }
