@@ -199,9 +199,9 @@ impl Cx<'_> {
             let summary = sums.of(init);
             for f in &class.fields {
                 let name = f.name.to_string();
-                let defaulted = f.annotations.iter().any(|a| {
+                let defaulted = class.initialized_annotations.iter().any(|(g, a)| {
                     let at = project.resolve_type(k.0, Some(k.1 as usize), a);
-                    self.model.is_builder_default(&|x| project.type_is(&at, x))
+                    *g == f.name && self.model.is_builder_default(&|x| project.type_is(&at, x))
                 });
                 let Some(d) = summary.field_sources.get(&name).filter(|_| defaulted) else {
                     continue;

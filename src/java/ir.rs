@@ -427,9 +427,6 @@ pub struct Field {
     pub generic: Generic,
     pub init: Option<Expr>,
     pub modifiers: Modifiers,
-    /// Its annotations' names as written (`Builder.Default`); a record component's are its
-    /// parameter's.
-    pub annotations: Vec<Name>,
     pub span: Span,
 }
 
@@ -473,6 +470,10 @@ pub struct Class {
     /// The names annotations give its fields ([`names_of`]): (field, annotation as written,
     /// value).
     pub field_names: Vec<(Name, Name, Name)>,
+    /// The annotations of its fields that have an initializer (`@Builder.Default private
+    /// String key = …;`): (field, annotation as written). Kept per class, since few fields
+    /// have both.
+    pub initialized_annotations: Vec<(Name, Name)>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -154,6 +154,7 @@ impl<'a> Lowerer<'a> {
             span: span_of(n),
             initializer: None,
             field_names: Vec::new(),
+            initialized_annotations: Vec::new(),
         });
         self.depth += 1;
         if kind == ClassKind::Record
@@ -171,7 +172,6 @@ impl<'a> Lowerer<'a> {
                         is_final: true,
                         ..Default::default()
                     },
-                    annotations: p.annotations.iter().map(|a| a.name).collect(),
                     span: span_of(params),
                 });
                 let names = crate::java::ir::names_of(&p.annotations);
@@ -296,6 +296,7 @@ impl<'a> Lowerer<'a> {
         for d in decls {
             let name = self.field_text(d, fields::NAME);
             let init = d.field(fields::VALUE).map(|v| self.expr(v));
+            let has_init = init.is_some();
             if let Some(e) = &init
                 && !modifiers.is_static
             {
@@ -313,9 +314,13 @@ impl<'a> Lowerer<'a> {
                 generic,
                 init,
                 modifiers: modifiers.clone(),
-                annotations: annotations.iter().map(|a| a.name).collect(),
                 span: span_of(d),
             });
+            if has_init {
+                self.facts.classes[class]
+                    .initialized_annotations
+                    .extend(annotations.iter().map(|a| (field, a.name)));
+            }
             self.facts.classes[class]
                 .field_names
                 .extend(named.iter().map(|(a, v)| (field, *a, *v)));
