@@ -310,12 +310,7 @@ impl Cx<'_> {
     ) -> Taint {
         let saved = self.saves_made.len();
         let events = self.out.events.len();
-        let t = self.eval_lambda(l, &Taint::new(), &[]);
-        let fresh: Taint = t
-            .iter()
-            .filter(|o| matches!(o, Origin::Fresh(_)))
-            .cloned()
-            .collect();
+        let (t, fresh) = self.eval_supplier(l);
         let in_tx = self.transaction_of(self.id).is_some_and(|t| t.inside);
         let created = self.saves_made[saved..]
             .iter()
@@ -323,15 +318,24 @@ impl Cx<'_> {
         if fresh.is_empty() || !created {
             return t;
         }
-        let mut i = events;
-        while i < self.out.events.len() {
-            if fresh.contains(&Origin::Fresh(self.out.events[i].source)) {
-                self.out.events.remove(i);
-            } else {
-                i += 1;
-            }
-        }
+        // The sinks the fresh values reached inside the supplier (the entity's key parameter).
+        let mut i = 0;
+        self.out.events.retain(|e| {
+            i += 1;
+            i <= events || !fresh.contains(&Origin::Fresh(e.source))
+        });
         t.into_iter().filter(|o| !fresh.contains(o)).collect()
+    }
+
+    /// A supplier lambda's value, and the per-attempt values made in it that it holds.
+    fn eval_supplier(&mut self, l: &Lambda) -> (Taint, Taint) {
+        let t = self.eval_lambda(l, &Taint::new(), &[]);
+        let fresh: Taint = t
+            .iter()
+            .filter(|o| matches!(o, Origin::Fresh(_)))
+            .cloned()
+            .collect();
+        (t, fresh)
     }
 
     /// A fallback supplier that stores its fresh value back into the place it stands in for,
@@ -339,12 +343,7 @@ impl Cx<'_> {
     pub(super) fn eval_fallback(&mut self, l: &Lambda, place: &Place) -> Taint {
         let mark = self.stores.len();
         let persisted = self.persisted.len();
-        let t = self.eval_lambda(l, &Taint::new(), &[]);
-        let fresh: Taint = t
-            .iter()
-            .filter(|o| matches!(o, Origin::Fresh(_)))
-            .cloned()
-            .collect();
+        let (t, fresh) = self.eval_supplier(l);
         let stored: Vec<Store> = self.stores[mark..]
             .iter()
             .filter(|st| st.place == *place && !fresh.is_empty() && fresh.is_subset(&st.value))
