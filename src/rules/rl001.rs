@@ -14,6 +14,13 @@ declare_rule! {
     /// the retry must send the *same* key. A key minted inside the retried code is new on every
     /// attempt, so the provider sees a new operation and charges the customer again.
     ///
+    /// The value may be minted out of sight: in a field initializer of a request object the
+    /// attempt builds (`new OrderEvent(…)` with `private String eventId = UUID…`), in a
+    /// `@Builder.Default` field that a Lombok builder chain leaves unset
+    /// (`TransferRequest.builder().amount(a).build()`), or in a fallback of a helper or
+    /// constructor (`key != null ? key : UUID…`) — reported where the call can take the
+    /// fallback (`null`, a field, a getter), not where every call passes a key.
+    ///
     /// ## Example
     /// ```java
     /// @Retryable(retryFor = StripeException.class)
@@ -57,6 +64,19 @@ declare_rule! {
     /// }
     /// headers.put("Idempotency-Key", k);
     /// ```
+    /// Find-or-create is the same guard written with a repository: the record is looked up by
+    /// values that are the same on every attempt, and the supplier that makes it when it is
+    /// missing saves it, so a later attempt finds it and sends its stored key:
+    /// ```java
+    /// Transfer t = transfers.findByTransferRef(transferRef)
+    ///         .orElseGet(() -> transfers.save(new Transfer(transferRef, amount, UUID.randomUUID().toString())));  // silent
+    /// payouts.send(t.getAccount(), t.getAmount(), t.getIdempotencyKey());
+    /// ```
+    /// It is reported when the supplier does not save the record, when the lookup uses a value
+    /// new on every attempt, and when the method is `@Transactional` (the save rolls back with a
+    /// failed attempt; a save through a `REQUIRES_NEW` method does not). A transaction opened by
+    /// a caller around a helper that finds or creates is not seen.
+    ///
     /// Still reported: a fallback that is not stored back (`req.getKey() != null ?
     /// req.getKey() : UUID.randomUUID().toString()`), a key sent before it is stored, and a
     /// holder the attempt makes itself (a map declared inside the retried method).
