@@ -290,10 +290,8 @@ impl Cx<'_> {
         if !self.model.is_absent_fallback(&c.name) {
             return None;
         }
-        let Expr::Call(of) = c.recv.as_ref()?.peel() else {
-            return None;
-        };
-        let l = self.reads.get(&of.span)?;
+        // The read itself, or a local holding it (`Optional<T> existing = repo.findBy…(…)`).
+        let l = self.lookup_of(c.recv.as_ref()?)?;
         (!l.fresh && !l.check).then(|| l.stores.clone())
     }
 

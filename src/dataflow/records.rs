@@ -139,7 +139,7 @@ impl Cx<'_> {
     }
 
     /// The storage read an expression is: the call itself, or a local holding its result.
-    fn lookup_of(&self, e: &Expr) -> Option<&Lookup> {
+    pub(super) fn lookup_of(&self, e: &Expr) -> Option<&Lookup> {
         match e.peel() {
             Expr::Call(c) => self.reads.get(&c.span),
             Expr::Name(n, _) => self.reads.get(self.read_locals.get(n)?),
