@@ -56,6 +56,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         assigned_params: HashSet::new(),
         saved: Vec::new(),
         saves_made: Vec::new(),
+        committed_sources: HashSet::new(),
         checks: Vec::new(),
         reads: HashMap::new(),
         read_locals: HashMap::new(),
@@ -243,6 +244,9 @@ pub(super) struct Cx<'p> {
     /// Every save made so far, on any path (the store, and whether apart from any caller's
     /// transaction): what a find-or-create supplier saved, whichever path returned.
     pub(super) saves_made: Vec<(String, bool)>,
+    /// Sources saved as a record in this method's own transaction (find-or-create), committed
+    /// when it returns (see [`SourceDesc::committed`]).
+    pub(super) committed_sources: HashSet<u32>,
     /// Checks of the application's own store that ended the attempt when it held a record
     /// (`if (repo.existsByMessageId(id)) return;`), on every path to here; scoped by block.
     pub(super) checks: Vec<super::records::ActiveCheck>,

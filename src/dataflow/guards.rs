@@ -310,18 +310,33 @@ impl Cx<'_> {
         let events = self.out.events.len();
         let (t, fresh) = self.eval_supplier(l);
         let in_tx = self.transaction_of(self.id).is_some_and(|t| t.inside);
-        let created = self.saves_made[saved..]
+        let made = &self.saves_made[saved..];
+        let created = made
             .iter()
             .any(|(k, apart)| stores.contains(k) && (*apart || !in_tx));
-        if fresh.is_empty() || !created {
+        let in_own = made.iter().any(|(k, _)| stores.contains(k));
+        if fresh.is_empty() || !in_own {
             return t;
         }
-        // The sinks the fresh values reached inside the supplier (the entity's key parameter).
+        // The record's own key column is where the guard keeps the key, whichever transaction
+        // saves it; other sinks the supplier reaches go only when the save outlives the attempt.
         let mut i = 0;
         self.out.events.retain(|e| {
             i += 1;
-            i <= events || !fresh.contains(&Origin::Fresh(e.source))
+            i <= events
+                || !fresh.contains(&Origin::Fresh(e.source))
+                || (!created && !e.sink.row_write)
         });
+        if !created {
+            // Saved in this method's own transaction: per-attempt here, committed for callers
+            // outside a transaction once this method returns.
+            for o in &fresh {
+                if let Origin::Fresh(i) = o {
+                    self.committed_sources.insert(*i);
+                }
+            }
+            return t;
+        }
         t.into_iter().filter(|o| !fresh.contains(o)).collect()
     }
 

@@ -93,6 +93,9 @@ pub struct SourceDesc {
     /// null ? key : UUID.randomUUID().toString()`): a caller whose arguments fail one does not
     /// get it (see `conds`).
     pub when: Vec<Cond>,
+    /// Saved as a record in the method's own transaction (find-or-create): committed when the
+    /// method returns, so stable for a caller outside any transaction of its own.
+    pub committed: bool,
 }
 
 impl SourceDesc {
@@ -102,6 +105,7 @@ impl SourceDesc {
         if self.when != other.when {
             self.when.retain(|c| other.when.contains(c));
         }
+        self.committed &= other.committed;
     }
 }
 
@@ -114,10 +118,12 @@ fn keep_min_source<K: Ord>(into: &mut BTreeMap<K, SourceDesc>, from: BTreeMap<K,
             Some(old) => {
                 let mut when = old.when.clone();
                 when.retain(|c| v.when.contains(c));
+                let committed = old.committed && v.committed;
                 if named(&v) < named(old) {
                     *old = v;
                 }
                 old.when = when;
+                old.committed = committed;
             }
             None => {
                 into.insert(k, v);

@@ -277,6 +277,7 @@ fn summaries_join_in_any_order_and_settle() {
             },
         },
         when: Vec::new(),
+        committed: false,
     };
     let mut a = Summary::default();
     a.ret_sources

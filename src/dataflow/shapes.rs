@@ -459,9 +459,11 @@ impl Cx<'_> {
                 span: s.span,
             },
             when: Vec::new(),
+            committed: false,
         });
         // The tests it was evaluated under here (those of a callee's source, translated).
         d.when = s.when.clone();
+        d.committed = self.committed_sources.contains(&i);
         d
     }
 
@@ -478,9 +480,23 @@ impl Cx<'_> {
         let Some(extra) = self.translate_conds(&d.when, arg_exprs, args) else {
             return Taint::new();
         };
-        self.under(extra, |cx| {
+        // A record the callee committed on its return: stable here, unless this method's own
+        // transaction holds it (then it commits when this method returns).
+        let holds = d.committed && self.transaction_of(self.id).is_some_and(|t| t.inside);
+        if d.committed && !holds {
+            return Taint::new();
+        }
+        let t = self.under(extra, |cx| {
             cx.fresh(d.kind, "", span, scope, label, Some(d.clone()))
-        })
+        });
+        if holds {
+            for o in &t {
+                if let Origin::Fresh(i) = o {
+                    self.committed_sources.insert(*i);
+                }
+            }
+        }
+        t
     }
 
     /// At a `return` of the method: `this` (a fluent method), or the fields of the object

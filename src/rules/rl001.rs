@@ -73,9 +73,11 @@ declare_rule! {
     /// payouts.send(t.getAccount(), t.getAmount(), t.getIdempotencyKey());
     /// ```
     /// It is reported when the supplier does not save the record, when the lookup uses a value
-    /// new on every attempt, and when the method is `@Transactional` (the save rolls back with a
-    /// failed attempt; a save through a `REQUIRES_NEW` method does not). A transaction opened by
-    /// a caller around a helper that finds or creates is not seen.
+    /// new on every attempt, and when the record is saved in the transaction of the method that
+    /// sends the key (a failed attempt rolls it back; a save through a `REQUIRES_NEW` method
+    /// does not). A `@Transactional` helper that finds or creates commits the record when it
+    /// returns: silent for a caller outside a transaction of its own, reported for a
+    /// `@Transactional` caller, whose transaction it joins.
     ///
     /// Still reported: a fallback that is not stored back (`req.getKey() != null ?
     /// req.getKey() : UUID.randomUUID().toString()`), a key sent before it is stored, and a
