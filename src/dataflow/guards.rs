@@ -330,11 +330,7 @@ impl Cx<'_> {
         if !created {
             // Saved in this method's own transaction: per-attempt here, committed for callers
             // outside a transaction once this method returns.
-            for o in &fresh {
-                if let Origin::Fresh(i) = o {
-                    self.committed_sources.insert(*i);
-                }
-            }
+            self.mark_committed(&fresh);
             return t;
         }
         t.into_iter().filter(|o| !fresh.contains(o)).collect()

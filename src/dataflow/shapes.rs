@@ -490,13 +490,19 @@ impl Cx<'_> {
             cx.fresh(d.kind, "", span, scope, label, Some(d.clone()))
         });
         if holds {
-            for o in &t {
-                if let Origin::Fresh(i) = o {
-                    self.committed_sources.insert(*i);
-                }
-            }
+            self.mark_committed(&t);
         }
         t
+    }
+
+    /// The per-attempt values in `t` are saved as a record in this method's own transaction:
+    /// committed when it returns ([`SourceDesc::committed`]).
+    pub(super) fn mark_committed(&mut self, t: &Taint) {
+        for o in t {
+            if let Origin::Fresh(i) = o {
+                self.committed_sources.insert(*i);
+            }
+        }
     }
 
     /// At a `return` of the method: `this` (a fluent method), or the fields of the object
