@@ -75,17 +75,12 @@ impl Cx<'_> {
                     None => args.push(self.eval(a)),
                 }
             } else if let Expr::Lambda(l) = a
-                && let Some(place) = self.fallback_place(c).filter(|p| self.is_durable(p))
+                && let Some(guard) = self.absent_supplier(c)
             {
-                args.push(self.eval_fallback(l, &place));
-            } else if let Expr::Lambda(l) = a
-                && let Some(stores) = self.found_or_created(c)
-            {
-                args.push(self.eval_create(l, &stores));
-            } else if let Expr::Lambda(l) = a
-                && let Some(place) = self.fallback_place(c)
-            {
-                args.push(self.eval_fallback(l, &place));
+                args.push(match guard {
+                    super::guards::Supplier::Fills(place) => self.eval_fallback(l, &place),
+                    super::guards::Supplier::Creates(stores) => self.eval_create(l, &stores),
+                });
             } else if let Expr::Lambda(l) = a
                 && c.recv.is_some()
                 && !recv_is_type

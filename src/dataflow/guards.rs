@@ -7,6 +7,14 @@ use super::place::*;
 use crate::java::ir::*;
 use std::collections::HashMap;
 
+/// What an absent fallback's supplier may guard ([`Cx::absent_supplier`]).
+pub(super) enum Supplier {
+    /// The place it stands in for.
+    Fills(Place),
+    /// The stores the lookup read, where it must save the record it creates.
+    Creates(std::collections::BTreeSet<String>),
+}
+
 impl Cx<'_> {
     /// Remember where a local's value was read from, for generate-once guards.
     pub(super) fn note_read(&mut self, name: &str, init: Option<&Expr>) {
@@ -270,10 +278,7 @@ impl Cx<'_> {
     }
 
     /// `Optional.ofNullable(place).orElseGet(…)`: the place whose absence the supplier fills.
-    pub(super) fn fallback_place(&self, c: &Call) -> Option<Place> {
-        if !self.model.is_absent_fallback(&c.name) {
-            return None;
-        }
+    fn fallback_place(&self, c: &Call) -> Option<Place> {
         let Expr::Call(of) = c.recv.as_ref()?.peel() else {
             return None;
         };
@@ -284,15 +289,23 @@ impl Cx<'_> {
         self.place_of(of.args.first()?)
     }
 
-    /// `repo.findBy…(…).orElseGet(…)` on a read of the own store by values the same on every
-    /// attempt: the stores a supplier that creates the missing record must save it to.
-    pub(super) fn found_or_created(&self, c: &Call) -> Option<std::collections::BTreeSet<String>> {
+    /// What the supplier of an absent fallback (`orElseGet(…)`) may guard: a durable place it
+    /// fills ([`Self::eval_fallback`]), else, on a read of the own store by values the same on
+    /// every attempt, the record it creates ([`Self::eval_create`]), else any place it fills.
+    pub(super) fn absent_supplier(&self, c: &Call) -> Option<Supplier> {
         if !self.model.is_absent_fallback(&c.name) {
             return None;
         }
+        let place = self.fallback_place(c);
+        if let Some(p) = place.as_ref().filter(|p| self.is_durable(p)) {
+            return Some(Supplier::Fills(p.clone()));
+        }
         // The read itself, or a local holding it (`Optional<T> existing = repo.findBy…(…)`).
-        let l = self.lookup_of(c.recv.as_ref()?)?;
-        (!l.fresh && !l.check).then(|| l.stores.clone())
+        let created = c.recv.as_ref().and_then(|r| self.lookup_of(r));
+        if let Some(l) = created.filter(|l| !l.fresh && !l.check) {
+            return Some(Supplier::Creates(l.stores.clone()));
+        }
+        place.map(Supplier::Fills)
     }
 
     /// Find-or-create (SPEC 7.4, an entity saved before the sink): a supplier that makes the
