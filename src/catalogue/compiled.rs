@@ -120,6 +120,7 @@ macro_rules! each_table {
         $apply!(sources, stored, "source");
         $apply!(sources, same_object, "source");
         $apply!(sources, builder_default, "source");
+        $apply!(sources, held_function, "source");
         $apply!(sinks, method, "sink");
         $apply!(sinks, header, "sink");
         $apply!(sinks, header_setter, "sink");
@@ -174,6 +175,7 @@ pub struct Sources {
     pub stored: Vec<StoredRead>,
     pub same_object: Vec<SameObject>,
     pub builder_default: Vec<BuilderDefault>,
+    pub held_function: Vec<HeldFunction>,
 }
 
 /// The `[[sources.coarse]]` rows joined: a conversion of any row strips the kinds of all rows.
@@ -633,6 +635,7 @@ impl Catalogue {
                 stored: s.stored,
                 same_object: s.same_object,
                 builder_default: s.builder_default,
+                held_function: s.held_function,
             },
             sinks: Sinks {
                 methods: k.method,

@@ -75,6 +75,20 @@ impl Factories for Catalogue {
             .any(|r| r.builders.iter().any(|b| annotated(b)))
     }
 
+    fn runs_function(&self, owner_is: &dyn Fn(&str) -> bool, method: &str) -> bool {
+        self.regions
+            .function_call
+            .iter()
+            .any(|r| r.methods.iter().any(|m| m == method) && r.types.iter().any(|t| owner_is(t)))
+    }
+
+    fn makes_bean(&self, annotated: &dyn Fn(&str) -> bool) -> bool {
+        self.sources
+            .held_function
+            .iter()
+            .any(|r| r.annotations.iter().any(|a| annotated(a)))
+    }
+
     fn lambda_params(&self, owner_is: &dyn Fn(&str) -> bool, method: &str) -> Option<Vec<usize>> {
         self.generic_rows(owner_is, method)
             .find(|g| !g.params.is_empty())

@@ -216,6 +216,10 @@ row!(BuilderDefault, |r| format!(
     few(&r.builders),
     few(&r.defaults)
 ));
+row!(HeldFunction, |r| format!(
+    "functions held in fields; beans made by {}",
+    few(&r.annotations)
+));
 row!(MethodNames, |r| few(&r.methods));
 row!(SinkMethod, |r| format!(
     "argument {} of {}",

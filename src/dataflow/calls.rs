@@ -240,8 +240,12 @@ impl Cx<'_> {
             Some(r) => Some(self.type_of(r)),
         };
         let targets = self.project.resolve_call(self.class, c, recv_type);
+        // A function held in a field returns what it evaluates at this call.
+        let held = self.held_sources(c);
         if !targets.is_empty() {
-            return self.project_call(c, &targets, on_this, &recv_t, &args, &here);
+            let mut t = self.project_call(c, &targets, on_this, &recv_t, &args, &here);
+            union(&mut t, &held);
+            return t;
         }
 
         if let Some(kinds) = self.coarse_call(c) {
@@ -296,6 +300,7 @@ impl Cx<'_> {
             union(&mut t, a);
         }
         union(&mut t, &defaults);
+        union(&mut t, &held);
         if let Some(r) = &c.recv
             && is_mutator(&c.name)
             && let Some(p) = self.place_of(mutated_root(r))

@@ -14,6 +14,7 @@ mod conds;
 mod cx;
 mod expr;
 mod guards;
+mod held;
 mod interp;
 mod locks;
 mod method_refs;

@@ -93,13 +93,11 @@ impl Cx<'_> {
         let mut shape = accessors;
         let sums = self.sums;
         if let TypeRef::Project(k) = ty {
-            let mut targets = self.project.constructors(k, n.args.len());
-            if let Some(init) = self.project.class(k).initializer {
-                targets.push((k.0, init as u32));
-            }
+            // Its constructors, its and its superclasses' field initializers, and the
+            // superclass constructors run without an explicit `super(…)`.
+            let targets = self.project.construction(k, n.args.len());
             // The parameters a constructor keeps whole in fields it lists, and the per-attempt
             // values its body or the field initializers leave in named fields.
-            let init = self.project.class(k).initializer.map(|i| (k.0, i as u32));
             let mut listed: BTreeSet<usize> = BTreeSet::new();
             let mut sourced: Vec<(String, Taint, bool)> = Vec::new();
             for m in targets {
@@ -137,7 +135,7 @@ impl Cx<'_> {
                         continue;
                     }
                     union(&mut t, &f);
-                    sourced.push((field, f, Some(m) == init));
+                    sourced.push((field, f, self.project.method(m).name == "<init>"));
                 }
             }
             // A field given a per-attempt value (`private UUID id = UUID.randomUUID();`, or by

@@ -279,11 +279,15 @@ pub(super) fn call_site(cx: &Context, caller: MethodId, callee: MethodId) -> Opt
 
 /// `Class.method` of a project method.
 pub(super) fn qualified(project: &Project, m: MethodId) -> String {
-    format!(
-        "{}.{}",
-        project.class(project.class_of(m)).name,
-        project.method(m).name
-    )
+    let class = &project.class(project.class_of(m)).name;
+    let method = project.method(m);
+    if method.is_ctor {
+        format!("new {class}")
+    } else if method.name == "<init>" {
+        format!("{class}'s field initializers")
+    } else {
+        format!("{class}.{}", method.name)
+    }
 }
 
 /// A chain of methods as a message names them: the first by its name (the region names its
@@ -294,7 +298,8 @@ pub(super) fn chain_names(project: &Project, chain: &[MethodId]) -> Vec<String> 
         .enumerate()
         .map(|(i, m)| {
             let same_class = i == 0 || project.class_of(chain[i - 1]) == project.class_of(*m);
-            if same_class {
+            let mm = project.method(*m);
+            if same_class && !mm.is_ctor && mm.name != "<init>" {
                 project.method(*m).name.to_string()
             } else {
                 qualified(project, *m)

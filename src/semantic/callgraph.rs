@@ -17,10 +17,10 @@ pub fn callees(
     factories: &dyn Factories,
     id: MethodId,
 ) -> Vec<(ScopeId, MethodId)> {
-    let mut out: Vec<(ScopeId, MethodId)> = call_sites(project, factories, id)
-        .into_iter()
-        .map(|(scope, _, m)| (scope, m))
-        .collect();
+    let mut v = Edges(Vec::new(), true);
+    walk(project, factories, id, &mut v);
+    let mut out: Vec<(ScopeId, MethodId)> =
+        v.0.into_iter().map(|(scope, _, m)| (scope, m)).collect();
     out.sort();
     out.dedup();
     out
@@ -34,12 +34,18 @@ pub fn call_sites(
     factories: &dyn Factories,
     id: MethodId,
 ) -> Vec<(ScopeId, Span, MethodId)> {
-    let mut v = Edges(Vec::new());
+    let mut v = Edges(Vec::new(), false);
     walk(project, factories, id, &mut v);
     v.0
 }
 
-struct Edges(Vec<(ScopeId, Span, MethodId)>);
+/// The scope of a dependency of a method on another that it does not run: it reads the other's
+/// summary (the writers of a function held in a field, [`super::Held`]), which must be made
+/// first. The call graph keeps these edges apart from the calls ([`CallGraph::edges`]).
+pub const DEPENDENCY: ScopeId = ScopeId::MAX;
+
+/// The edges of a walk; with the dependencies of its held-function calls when `.1`.
+struct Edges(Vec<(ScopeId, Span, MethodId)>, bool);
 
 impl<'p> Visitor<'p> for Edges {
     fn call(&mut self, body: &Body<'p>, c: &'p Call, recv_is_type: bool) {
@@ -64,6 +70,13 @@ impl<'p> Visitor<'p> for Edges {
         for m in project.resolve_call(class, c, recv) {
             self.0.push((c.scope, c.span, m));
         }
+        if self.1
+            && let Some(h) = body.with_typer(|t| t.held_function(c))
+        {
+            for m in h.writers.into_iter().chain(h.beans) {
+                self.0.push((DEPENDENCY, c.span, m));
+            }
+        }
     }
 
     fn method_ref(&mut self, body: &Body<'p>, m: &'p MethodRef) {
@@ -86,11 +99,8 @@ impl<'p> Visitor<'p> for Edges {
         let project = body.project;
         let ty = body.with_typer(|t| t.resolve(&n.ty));
         if let super::TypeRef::Project(k) = ty {
-            for m in project.constructors(k, n.args.len()) {
+            for m in project.construction(k, n.args.len()) {
                 self.0.push((n.scope, n.span, m));
-            }
-            if let Some(init) = project.class(k).initializer {
-                self.0.push((n.scope, n.span, (k.0, init as u32)));
             }
         }
     }
@@ -151,9 +161,10 @@ impl CallGraph {
     }
 
     /// The calls of `m` (scope of the call site, callee), sorted; none for a method outside
-    /// the graph.
+    /// the graph. Its [`DEPENDENCY`] edges are not calls.
     pub fn edges(&self, m: MethodId) -> &[(ScopeId, MethodId)] {
-        self.edges.get(&m).map(Vec::as_slice).unwrap_or(&[])
+        let all = self.edges.get(&m).map(Vec::as_slice).unwrap_or(&[]);
+        &all[..all.partition_point(|(s, _)| *s != DEPENDENCY)]
     }
 
     /// Is `callee` called from scope `scope` of `caller`?

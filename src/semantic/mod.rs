@@ -7,6 +7,7 @@ pub mod callgraph;
 mod callgraph_tests;
 mod calls;
 pub mod generics;
+mod held;
 pub mod modules;
 mod project;
 pub mod recursion;
@@ -18,6 +19,7 @@ pub mod walk;
 pub use app_settings::normalize_key;
 pub use callgraph::CallGraph;
 pub use calls::method_ref_targets;
+pub use held::Held;
 pub use project::*;
 pub use typer::{Declared, DeclaredSoFar, Defs, Factories, Locals, Typer, collect_defs};
 

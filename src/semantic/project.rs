@@ -5,6 +5,9 @@ use super::modules::Modules;
 use crate::java::ir::{Call, Class, Expr, FileFacts, Method};
 use std::collections::HashMap as StdHashMap;
 
+#[path = "project_resolve.rs"]
+mod resolve;
+
 /// The index's maps, looked up on every resolution: hashed with a fast hasher seeded at random
 /// for each process (a file cannot be written in advance with keys that collide).
 type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::RandomState>;
@@ -56,6 +59,9 @@ pub struct Project {
     /// of a call in the subtypes of a class that thousands of classes extend are found by one
     /// search of the name, not one search per subtype.
     all_by_name: std::sync::OnceLock<Vec<MethodId>>,
+    /// The bean methods by the simple name of the type they return, made when first asked for
+    /// (see [`super::held`]).
+    beans: std::sync::OnceLock<super::held::BeanIndex>,
     /// Per file: its single-type imports (indices into its facts' imports), sorted by simple
     /// name, in file order within a name. A map of names to paths was two more strings per
     /// import: tens of megabytes on a large project.
@@ -251,6 +257,7 @@ impl Project {
             methods_of_class: HashMap::default(),
             methods_by_name: HashMap::default(),
             all_by_name: std::sync::OnceLock::new(),
+            beans: std::sync::OnceLock::new(),
             imports: Vec::new(),
             supertypes: HashMap::default(),
             subtypes: HashMap::default(),
@@ -428,6 +435,15 @@ impl Project {
             .filter(|(_, m)| m.span.start <= loc.span.start && loc.span.end <= m.span.end)
             .min_by_key(|(_, m)| m.span.end - m.span.start)
             .map(|(i, _)| (loc.file, i as u32))
+    }
+
+    /// The bean methods by the simple name of the type they return, made by `make` the first
+    /// time.
+    pub(super) fn beans(
+        &self,
+        make: &dyn Fn() -> super::held::BeanIndex,
+    ) -> &super::held::BeanIndex {
+        self.beans.get_or_init(make)
     }
 
     pub fn class_of(&self, m: MethodId) -> ClassRef {
@@ -865,130 +881,5 @@ impl Project {
             Some(v) if !v.is_empty() && v.iter().all(|(_, s)| *s == v[0].1) => Some(v[0].1.clone()),
             _ => None,
         }
-    }
-
-    fn arity_ok(m: &Method, n: usize) -> bool {
-        let p = m.params.len();
-        p == n || (p > 0 && m.params[p - 1].ty.ends_with("[]") && n + 1 >= p)
-    }
-
-    /// Methods named `name` with `arity` declared in `c` or inherited by it.
-    pub fn methods_in_hierarchy(&self, c: ClassRef, name: &str, arity: usize) -> Vec<MethodId> {
-        let mut out = Vec::new();
-        for k in std::iter::once(c).chain(self.supertypes_of(c).iter().copied()) {
-            for m in self.methods_named(k, name) {
-                let mm = self.method(*m);
-                if !mm.is_ctor && Self::arity_ok(mm, arity) {
-                    out.push(*m);
-                }
-            }
-        }
-        out
-    }
-
-    /// Project methods a call may run, as javac would bind it: by the receiver's static type
-    /// (the method by name and arity in the type and its supertypes, plus overrides in its
-    /// project subtypes), or, for an unqualified call, in the enclosing classes (innermost
-    /// first) and then the static imports. Any other receiver makes a library call: none.
-    pub fn resolve_call(
-        &self,
-        caller: ClassRef,
-        call: &Call,
-        recv: Option<Option<TypeRef>>,
-    ) -> Vec<MethodId> {
-        let arity = call.args.len();
-        let mut out = match recv {
-            None => {
-                // Unqualified or on `this`: the enclosing classes, innermost first.
-                let mut cur = Some(caller);
-                let mut found = Vec::new();
-                while let Some(cc) = cur {
-                    found = self.methods_in_hierarchy(cc, &call.name, arity);
-                    if !found.is_empty() {
-                        for m in found.clone() {
-                            let subs = self.subtypes_of(self.class_of(m));
-                            for x in self.methods_named_in(subs, &call.name) {
-                                if Self::arity_ok(self.method(x), arity) {
-                                    found.push(x);
-                                }
-                            }
-                        }
-                        break;
-                    }
-                    cur = self.class(cc).outer.map(|o| (cc.0, o as u32));
-                }
-                if found.is_empty() {
-                    found = self.static_import_methods(caller.0, &call.name, arity);
-                }
-                found
-            }
-            Some(Some(TypeRef::Project(c))) => {
-                let mut found = self.methods_in_hierarchy(c, &call.name, arity);
-                for x in self.methods_named_in(self.subtypes_of(c), &call.name) {
-                    let mm = self.method(x);
-                    if !mm.is_ctor && Self::arity_ok(mm, arity) {
-                        found.push(x);
-                    }
-                }
-                found
-            }
-            // A receiver that is not a project type — a library type, or one that cannot be
-            // resolved — makes a library call: never matched to a project method by name.
-            Some(Some(TypeRef::External(_) | TypeRef::Unknown(_))) | Some(None) => Vec::new(),
-        };
-        out.sort();
-        out.dedup();
-        out
-    }
-
-    fn static_import_methods(&self, file: u32, name: &str, arity: usize) -> Vec<MethodId> {
-        let mut out = Vec::new();
-        for imp in &self.files[file as usize].facts.imports {
-            if !imp.is_static {
-                continue;
-            }
-            let class_path = if imp.wildcard {
-                imp.path.as_str()
-            } else if imp.path.rsplit('.').next() == Some(name) {
-                imp.path.rsplit_once('.').map(|x| x.0).unwrap_or("")
-            } else {
-                continue;
-            };
-            if let Some(c) = self.lookup(file, class_path) {
-                out.extend(self.methods_in_hierarchy(*c, name, arity));
-            }
-        }
-        out
-    }
-
-    /// The class a static import of member `name` in `file` comes from, if any.
-    pub fn static_import_class(&self, file: u32, name: &str) -> Vec<String> {
-        self.files[file as usize]
-            .facts
-            .imports
-            .iter()
-            .filter(|i| i.is_static)
-            .filter_map(|i| {
-                if i.wildcard {
-                    Some(i.path.to_string())
-                } else if i.path.rsplit('.').next() == Some(name) {
-                    i.path.rsplit_once('.').map(|x| x.0.to_string())
-                } else {
-                    None
-                }
-            })
-            .collect()
-    }
-
-    /// Constructors of `c` taking `arity` arguments.
-    pub fn constructors(&self, c: ClassRef, arity: usize) -> Vec<MethodId> {
-        self.methods_of(c)
-            .iter()
-            .copied()
-            .filter(|m| {
-                let mm = self.method(*m);
-                mm.is_ctor && Self::arity_ok(mm, arity)
-            })
-            .collect()
     }
 }

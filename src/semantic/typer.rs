@@ -88,6 +88,16 @@ pub trait Factories: Sync {
         let _ = annotated;
         false
     }
+    /// Does `x.method(…)` on a value of a library functional type (`owner_is`) run the function
+    /// the value holds (`Supplier.get`, `Callable.call`)?
+    fn runs_function(&self, _owner_is: &dyn Fn(&str) -> bool, _method: &str) -> bool {
+        false
+    }
+    /// Do these annotations make a method's return value a bean a container injects by type
+    /// (`@Bean`)?
+    fn makes_bean(&self, _annotated: &dyn Fn(&str) -> bool) -> bool {
+        false
+    }
     /// For each parameter of a lambda given to `x.method(…)` on a library generic type, the
     /// receiver's type argument it gets (`Map<K, V>.forEach((k, v) -> …)`: `[0, 1]`).
     fn lambda_params(&self, _owner_is: &dyn Fn(&str) -> bool, _method: &str) -> Option<Vec<usize>> {

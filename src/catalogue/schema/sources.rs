@@ -6,7 +6,7 @@ pub use crate::dataflow::SourceKind;
 
 /// Per-attempt values: `[[sources.source]]`, `[[sources.counter]]`, `[[sources.parameter]]`,
 /// `[[sources.factory]]`, `[[sources.generic]]`, `[[sources.coarse]]`, `[[sources.stored]]`,
-/// `[[sources.same_object]]`, `[[sources.builder_default]]`.
+/// `[[sources.same_object]]`, `[[sources.builder_default]]`, `[[sources.held_function]]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SourceTables {
@@ -20,6 +20,7 @@ pub struct SourceTables {
     pub stored: Vec<StoredRead>,
     pub same_object: Vec<SameObject>,
     pub builder_default: Vec<BuilderDefault>,
+    pub held_function: Vec<HeldFunction>,
 }
 
 /// Builders a code generator writes for a class annotated with one of `builders` (Lombok's
@@ -33,6 +34,16 @@ pub struct BuilderDefault {
     pub id: String,
     pub builders: Vec<String>,
     pub defaults: Vec<String>,
+}
+
+/// Functions held in fields: a call of a field of a functional type runs what its initializer
+/// or a constructor put there, or, for a field without an initializer, what a method annotated
+/// with one of `annotations` (`@Bean`) returning the field's type returns.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeldFunction {
+    pub id: String,
+    pub annotations: Vec<String>,
 }
 
 /// Calls that return one of their arguments itself, with the fields it holds

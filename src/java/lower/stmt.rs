@@ -307,13 +307,33 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// `this(…)` / `super(…)`: a call named `this` or `super` without a receiver, which the
+    /// resolution binds to the class's or its superclass's constructors (SPEC §1: a region
+    /// covers the constructors it invokes). `outer.super(…)` is one too.
     fn explicit_ctor_call(&mut self, n: Node<'_>, out: &mut Block) {
-        // this(…) / super(…): arguments still evaluate.
         let args = n
             .field(fields::ARGUMENTS)
             .map(|a| self.args(a))
             .unwrap_or_default();
-        out.push(Stmt::Expr(Expr::Op(args, span_of(n))));
+        let ctor = n.child_by_field_name("constructor");
+        let name = match ctor.map(|c| c.kind()) {
+            Some("this") => "this",
+            Some("super") => "super",
+            _ => {
+                out.push(Stmt::Expr(Expr::Op(args, span_of(n))));
+                return;
+            }
+        };
+        let span = span_of(n);
+        out.push(Stmt::Expr(Expr::Call(Box::new(Call {
+            recv: None,
+            name: name.to_string(),
+            args,
+            span,
+            name_span: ctor.map(span_of).unwrap_or(span),
+            scope: self.scope,
+            on_super: false,
+        }))));
     }
 
     fn local_class(&mut self, n: Node<'_>) {
