@@ -154,3 +154,40 @@ fn symlinks_do_not_lead_out_of_the_scanned_tree() {
     let report = retrylint::check(&retrylint::Options::new(vec![tree.join("Link.java")])).unwrap();
     assert_eq!(report.findings.len(), 1);
 }
+
+/// GitHub reads a workflow command's property back by undoing its escapes once (`%25` → `%`,
+/// `%0D`, `%0A`, `%3A`, `%2C`): the `file=` of a file named `Refunds%20Job.java` under `a,b:c`
+/// escapes the name once, not the report's shown path (`Refunds%2520Job.java`) again.
+#[cfg(unix)]
+#[test]
+fn github_file_properties_escape_the_file_name_once() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("z\u{e4}hlung a,b:c");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("Refunds%20Job.java"), RETRIED).unwrap();
+    let (_, json, _, github) = all_formats(d.path());
+    // The shown path keeps `%` escaped, so that no two files show the same path.
+    assert!(
+        json["findings"][0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("z\u{e4}hlung a,b:c/Refunds%2520Job.java")
+    );
+    let line = github.lines().find(|l| l.starts_with("::error")).unwrap();
+    let file = line
+        .strip_prefix("::error file=")
+        .and_then(|l| l.split(",line=").next())
+        .unwrap();
+    assert!(
+        file.ends_with("z\u{e4}hlung a%2Cb%3Ac/Refunds%2520Job.java"),
+        "{line}"
+    );
+    // Undone once, as GitHub does, the property is the file's own path.
+    let unescaped = file
+        .replace("%2C", ",")
+        .replace("%3A", ":")
+        .replace("%0A", "\n")
+        .replace("%0D", "\r")
+        .replace("%25", "%");
+    assert!(std::path::Path::new(&unescaped).is_file(), "{unescaped}");
+}

@@ -238,6 +238,33 @@ fn shown(name: &std::ffi::OsStr) -> String {
     }
 }
 
+/// The file name a shown path stands for, for outputs that need the name itself (a GitHub
+/// annotation's `file=`, which the github format then escapes once): `%25` back to `%` and
+/// `%5C` back to a backslash. A byte that is not UTF-8 has no text of its own and stays `%XX`.
+pub fn name_of_shown(shown: &str) -> String {
+    if cfg!(not(unix)) || !shown.contains('%') {
+        return shown.to_string();
+    }
+    let mut out = String::with_capacity(shown.len());
+    let mut rest = shown;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let escape = &rest[i..];
+        if let Some(r) = escape.strip_prefix("%25") {
+            out.push('%');
+            rest = r;
+        } else if let Some(r) = escape.strip_prefix("%5C") {
+            out.push('\\');
+            rest = r;
+        } else {
+            out.push('%');
+            rest = &escape[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -252,5 +279,20 @@ mod tests {
         assert_eq!(s("\u{dc}ber.java".as_bytes()), "\u{dc}ber.java");
         assert_eq!(s(b"a\xff.java"), "a%FF.java");
         assert_eq!(s("a\u{fffd}.java".as_bytes()), "a\u{fffd}.java");
+    }
+
+    #[test]
+    fn shown_paths_give_back_their_names() {
+        let round = |b: &[u8]| name_of_shown(&shown(std::ffi::OsStr::from_bytes(b)));
+        assert_eq!(round(b"Refunds%20Job.java"), "Refunds%20Job.java");
+        assert_eq!(round(b"acme\\Billing.java"), "acme\\Billing.java");
+        assert_eq!(round(b"acme%5CBilling.java"), "acme%5CBilling.java");
+        assert_eq!(round(b"100%25%.java"), "100%25%.java");
+        assert_eq!(
+            round("z\u{e4}hlung/A.java".as_bytes()),
+            "z\u{e4}hlung/A.java"
+        );
+        // No text for a byte that is not UTF-8: it stays as shown.
+        assert_eq!(round(b"a\xff.java"), "a%FF.java");
     }
 }
