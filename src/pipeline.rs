@@ -553,6 +553,9 @@ fn read_texts(paths: &[PathBuf], findings: &[Finding], opts: &Options, report: &
                 && let Some(p) = by_shown.get(path)
                 && let Ok(b) = opts.reader.read(p)
             {
+                if let Some(t) = crate::java::github_text(&b) {
+                    report.not_utf8.insert(path.clone(), t);
+                }
                 report
                     .texts
                     .insert(path.clone(), crate::java::offset_text(&b));

@@ -191,3 +191,25 @@ fn github_file_properties_escape_the_file_name_once() {
         .replace("%25", "%");
     assert!(std::path::Path::new(&unescaped).is_file(), "{unescaped}");
 }
+
+/// SARIF's `primaryLocationLineHash` of a finding in a Latin-1 file (its line holds bytes that
+/// are not UTF-8) is the one GitHub's upload action computes, which reads the file decoded as
+/// UTF-8 with U+FFFD for each invalid sequence. The expected value was computed by running the
+/// upload action's algorithm (a port of codeql-action `fingerprints.ts`, reading the file with
+/// Node's `fs.createReadStream(path, "utf8")`) on these bytes: `node gh_hash.js Latin1.java 7`.
+#[test]
+fn the_line_hash_of_a_file_that_is_not_utf8_is_githubs() {
+    let d = tempfile::tempdir().unwrap();
+    let latin1: &[u8] = b"import java.util.UUID;\nimport org.springframework.retry.annotation.Retryable;\n/** Erstattung f\xfcr R\xfcckbuchungen */\nclass C {\n  @Retryable\n  void f(Client client) {\n    client.setIdempotencyKey(UUID.randomUUID().toString()); // f\xfcr \xe9\xe2\x82\n  }\n}\n";
+    std::fs::write(d.path().join("Latin1.java"), latin1).unwrap();
+    let (_, _, sarif, _) = all_formats(d.path());
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"],
+        7
+    );
+    assert_eq!(
+        result["partialFingerprints"]["primaryLocationLineHash"],
+        "895283877fd98f2e:1"
+    );
+}

@@ -69,6 +69,7 @@ pub(crate) fn apply(
     });
     let mut outcome = suppress::apply(findings, &report.texts, &files, parsed, &settings);
     report.texts.append(&mut outcome.texts);
+    report.not_utf8.append(&mut outcome.not_utf8);
     crate::findings::finish(&mut outcome.diagnostics, &report.texts);
     let mut findings = outcome.findings;
     findings.append(&mut outcome.diagnostics);
