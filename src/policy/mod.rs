@@ -47,11 +47,16 @@ pub(crate) fn apply(
         .map(|p| (crate::discovery::display_path(p), p))
         .collect();
     if let Some(c) = config.filter(|c| !c.per_file_ignores.is_empty()) {
+        let before = findings.len();
         findings.retain(|f| {
             by_shown
                 .get(&f.path)
                 .is_none_or(|p| !c.ignores_in_file(p, f.rule))
         });
+        // Counted with the configuration that hid them, shown in every output format.
+        if let Some(applied) = report.summary.config.as_mut() {
+            applied.per_file_ignored = before - findings.len();
+        }
     }
     let enabled_rule = |r: &Rule| enabled(opts, r);
     let settings = suppress::Settings {
