@@ -338,11 +338,13 @@ fn discover(opts: &Options) -> Result<(discovery::Discovered, usize), RunError> 
     let found = phase("discover", || discovery::discover(&opts.paths))
         .map_err(|e| RunError::MissingPath(e.0))?;
     let listed = found.java.len() + found.other.len();
-    let found = match &opts.config {
+    let mut found = match &opts.config {
         Some(c) => c.retain_files(found),
         None => found,
     };
     let excluded = listed - (found.java.len() + found.other.len());
+    // After the globs: a file excluded under one path may still be selected under another.
+    discovery::drop_aliases(&mut found);
     if let Some(p) = &opts.progress {
         p.start(found.java.len());
     }
