@@ -128,6 +128,9 @@ pub struct Report {
     pub summary: Summary,
     /// Text of the files that have findings, for code frames and line hashes.
     pub texts: BTreeMap<String, String>,
+    /// The files of `texts` that are not UTF-8, as GitHub's upload action decodes them (each
+    /// invalid sequence one U+FFFD, see [`java::github_text`]), for SARIF line hashes.
+    pub not_utf8: BTreeMap<String, String>,
     /// Findings an inline suppression hides, with its reason (SARIF and JSON show them).
     pub suppressed: Vec<Suppressed>,
     /// Findings the baseline (`--baseline`) hides.

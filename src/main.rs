@@ -170,9 +170,31 @@ fn escaped(s: &str) -> String {
     out
 }
 
+/// `eprintln!` that never panics: standard error closed or a closed pipe (`2>&1 | head`) leaves
+/// nothing to tell, so the message is dropped (SPEC §13: no input makes it panic).
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 /// Print `error: …` on standard error, escaped.
 fn error(msg: impl std::fmt::Display) {
-    eprintln!("error: {}", escaped(&msg.to_string()));
+    note!("error: {}", escaped(&msg.to_string()));
+}
+
+/// Write `text` to standard output, as `check` writes its report: a closed pipe (`retrylint
+/// explain --all | head -1`) or a full disk fails the run with one sentence and exit status 2,
+/// never a panic.
+fn print_out(text: &str, what: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            error(format!("cannot write the {what}: {e}"));
+            ExitCode::from(2)
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -186,25 +208,35 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
+            // `--help` and `--version` go to standard output: a closed pipe there fails as any
+            // other report does. A usage error goes to standard error, and exits 2 anyway.
+            let printed = e.print();
+            if !e.use_stderr()
+                && let Err(err) = printed
+            {
+                error(format!("cannot write the help: {err}"));
+                return ExitCode::from(2);
+            }
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
     match cli.command {
         Command::Rules {
             format: ListFormat::Text,
         } => {
-            for r in rules::ALL {
-                println!(
-                    "{}  {:<36} {:<8} {}",
-                    r.id,
-                    r.name,
-                    r.level.as_str(),
-                    r.summary
-                );
-            }
-            ExitCode::SUCCESS
+            let list: String = rules::ALL
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{}  {:<36} {:<8} {}\n",
+                        r.id,
+                        r.name,
+                        r.level.as_str(),
+                        r.summary
+                    )
+                })
+                .collect();
+            print_out(&list, "rule list")
         }
         Command::Rules {
             format: ListFormat::Json,
@@ -222,24 +254,17 @@ fn main() -> ExitCode {
                     })
                 })
                 .collect();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&list).unwrap_or_else(|_| "[]".into())
-            );
-            ExitCode::SUCCESS
+            let json = serde_json::to_string_pretty(&list).unwrap_or_else(|_| "[]".into());
+            print_out(&format!("{json}\n"), "rule list")
         }
         Command::Explain { all: true, .. } => {
             let docs: Vec<String> = rules::ALL.iter().map(|r| rules::explain(r)).collect();
-            println!("{}", docs.join("\n\n---\n\n"));
-            ExitCode::SUCCESS
+            print_out(&format!("{}\n", docs.join("\n\n---\n\n")), "documentation")
         }
         Command::Explain { rule, .. } => {
             let rule = rule.unwrap_or_default();
             match rules::by_id(&rule) {
-                Some(r) => {
-                    println!("{}", rules::explain(r));
-                    ExitCode::SUCCESS
-                }
+                Some(r) => print_out(&format!("{}\n", rules::explain(r)), "documentation"),
                 None => {
                     error(format!("unknown rule `{rule}` (see `retrylint rules`)"));
                     ExitCode::from(2)
@@ -285,9 +310,7 @@ fn list_catalogue(format: ListFormat, files: &[PathBuf]) -> ExitCode {
                 .join("\n")
         }
     };
-    // A closed pipe (`retrylint catalogue | head`) is not an error worth a message.
-    let _ = writeln!(std::io::stdout().lock(), "{out}");
-    ExitCode::SUCCESS
+    print_out(&format!("{out}\n"), "catalogue")
 }
 
 /// `--select`/`--ignore` entries as rule ids: each entry trimmed, an id prefix (`RL00`) standing
@@ -516,8 +539,7 @@ fn check(args: CheckArgs) -> ExitCode {
         Err(e) => return fail(&e),
     };
     if args.show_settings {
-        print!("{}", show_settings(&opts, &args, threshold));
-        return ExitCode::SUCCESS;
+        return print_out(&show_settings(&opts, &args, threshold), "settings");
     }
     let created = match check_outputs(&args) {
         Ok(c) => c,
@@ -698,7 +720,7 @@ fn warn_if_no_java_file(
             ),
             None => "; check the paths".into(),
         };
-        eprintln!(
+        note!(
             "warning: no Java files found to analyse in {}{hint}",
             if named.is_empty() {
                 "`.`".to_string()
@@ -767,14 +789,14 @@ fn write_outputs(
     // The summary once: on standard error unless the report on standard output ends with it.
     let summary_shown = to_stdout && for_people;
     if !args.quiet && !summary_shown {
-        eprintln!(
+        note!(
             "retrylint: {} ({:.2}s)",
             escaped(&report::text::summary_line(&report.summary)),
             started.elapsed().as_secs_f64()
         );
     }
     if report.summary.baseline_stale > 0 && !args.quiet {
-        eprintln!(
+        note!(
             "retrylint: {} baseline {} a finding (fixed, or the line changed); run with `--write-baseline {}` to drop {}",
             report.summary.baseline_stale,
             if report.summary.baseline_stale == 1 {
@@ -796,7 +818,7 @@ fn write_outputs(
     if let Some(path) = &args.write_baseline
         && !args.quiet
     {
-        eprintln!(
+        note!(
             "retrylint: recorded {} finding(s) in {}; run with `--baseline {}` to report only new ones",
             report.findings.len() + report.baselined.len(),
             path.display(),

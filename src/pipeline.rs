@@ -338,11 +338,13 @@ fn discover(opts: &Options) -> Result<(discovery::Discovered, usize), RunError> 
     let found = phase("discover", || discovery::discover(&opts.paths))
         .map_err(|e| RunError::MissingPath(e.0))?;
     let listed = found.java.len() + found.other.len();
-    let found = match &opts.config {
+    let mut found = match &opts.config {
         Some(c) => c.retain_files(found),
         None => found,
     };
     let excluded = listed - (found.java.len() + found.other.len());
+    // After the globs: a file excluded under one path may still be selected under another.
+    discovery::drop_aliases(&mut found);
     if let Some(p) = &opts.progress {
         p.start(found.java.len());
     }
@@ -553,6 +555,9 @@ fn read_texts(paths: &[PathBuf], findings: &[Finding], opts: &Options, report: &
                 && let Some(p) = by_shown.get(path)
                 && let Ok(b) = opts.reader.read(p)
             {
+                if let Some(t) = crate::java::github_text(&b) {
+                    report.not_utf8.insert(path.clone(), t);
+                }
                 report
                     .texts
                     .insert(path.clone(), crate::java::offset_text(&b));

@@ -129,7 +129,7 @@ fn symlinks_do_not_lead_out_of_the_scanned_tree() {
     std::fs::write(tree.join("Own.java"), RETRIED).unwrap();
     std::os::unix::fs::symlink(outside.path().join("Secret.java"), tree.join("Link.java")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("pkg"), tree.join("linked")).unwrap();
-    // A link that stays inside the tree is still read.
+    // A link that stays inside the tree is still read, as the file it links to: once.
     std::os::unix::fs::symlink(tree.join("Own.java"), tree.join("Alias.java")).unwrap();
 
     let report = retrylint::check(&retrylint::Options::new(vec![tree.clone()])).unwrap();
@@ -139,7 +139,8 @@ fn symlinks_do_not_lead_out_of_the_scanned_tree() {
         .map(|f| f.path.rsplit('/').next().unwrap().to_string())
         .collect();
     paths.sort();
-    assert_eq!(paths, ["Alias.java", "Own.java"]);
+    // The file is reported under its own path, not the link's (which sorts first).
+    assert_eq!(paths, ["Own.java"]);
     assert!(!report.texts.keys().any(|p| p.contains("Secret")));
     let link: Vec<_> = report
         .errors
@@ -153,4 +154,63 @@ fn symlinks_do_not_lead_out_of_the_scanned_tree() {
     // Named on the command line, a link is what the user asked for.
     let report = retrylint::check(&retrylint::Options::new(vec![tree.join("Link.java")])).unwrap();
     assert_eq!(report.findings.len(), 1);
+}
+
+/// GitHub reads a workflow command's property back by undoing its escapes once (`%25` → `%`,
+/// `%0D`, `%0A`, `%3A`, `%2C`): the `file=` of a file named `Refunds%20Job.java` under `a,b:c`
+/// escapes the name once, not the report's shown path (`Refunds%2520Job.java`) again.
+#[cfg(unix)]
+#[test]
+fn github_file_properties_escape_the_file_name_once() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("z\u{e4}hlung a,b:c");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("Refunds%20Job.java"), RETRIED).unwrap();
+    let (_, json, _, github) = all_formats(d.path());
+    // The shown path keeps `%` escaped, so that no two files show the same path.
+    assert!(
+        json["findings"][0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("z\u{e4}hlung a,b:c/Refunds%2520Job.java")
+    );
+    let line = github.lines().find(|l| l.starts_with("::error")).unwrap();
+    let file = line
+        .strip_prefix("::error file=")
+        .and_then(|l| l.split(",line=").next())
+        .unwrap();
+    assert!(
+        file.ends_with("z\u{e4}hlung a%2Cb%3Ac/Refunds%2520Job.java"),
+        "{line}"
+    );
+    // Undone once, as GitHub does, the property is the file's own path.
+    let unescaped = file
+        .replace("%2C", ",")
+        .replace("%3A", ":")
+        .replace("%0A", "\n")
+        .replace("%0D", "\r")
+        .replace("%25", "%");
+    assert!(std::path::Path::new(&unescaped).is_file(), "{unescaped}");
+}
+
+/// SARIF's `primaryLocationLineHash` of a finding in a Latin-1 file (its line holds bytes that
+/// are not UTF-8) is the one GitHub's upload action computes, which reads the file decoded as
+/// UTF-8 with U+FFFD for each invalid sequence. The expected value was computed by running the
+/// upload action's algorithm (a port of codeql-action `fingerprints.ts`, reading the file with
+/// Node's `fs.createReadStream(path, "utf8")`) on these bytes: `node gh_hash.js Latin1.java 7`.
+#[test]
+fn the_line_hash_of_a_file_that_is_not_utf8_is_githubs() {
+    let d = tempfile::tempdir().unwrap();
+    let latin1: &[u8] = b"import java.util.UUID;\nimport org.springframework.retry.annotation.Retryable;\n/** Erstattung f\xfcr R\xfcckbuchungen */\nclass C {\n  @Retryable\n  void f(Client client) {\n    client.setIdempotencyKey(UUID.randomUUID().toString()); // f\xfcr \xe9\xe2\x82\n  }\n}\n";
+    std::fs::write(d.path().join("Latin1.java"), latin1).unwrap();
+    let (_, _, sarif, _) = all_formats(d.path());
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"],
+        7
+    );
+    assert_eq!(
+        result["partialFingerprints"]["primaryLocationLineHash"],
+        "895283877fd98f2e:1"
+    );
 }

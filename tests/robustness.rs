@@ -238,6 +238,59 @@ fn symlink_loops_fifos_and_odd_names() {
     );
 }
 
+/// A file reached twice (through a link to it in the tree) is analysed once, under its own
+/// path; links that form a loop are reported as problems of the walk, and the exit status is
+/// still that of the findings.
+#[cfg(unix)]
+#[test]
+fn a_linked_file_is_analysed_once_and_link_loops_are_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let pay = p.join("pay");
+    std::fs::create_dir(&pay).unwrap();
+    std::fs::write(pay.join("Billing.java"), RETRIED).unwrap();
+    // `ABilling.java` sorts before the file it links to.
+    std::os::unix::fs::symlink("Billing.java", pay.join("ABilling.java")).unwrap();
+    std::os::unix::fs::symlink("Billing.java", pay.join("BillingAlias.java")).unwrap();
+    std::os::unix::fs::symlink("b", p.join("a")).unwrap();
+    std::os::unix::fs::symlink("a", p.join("b")).unwrap();
+    std::os::unix::fs::symlink(".", pay.join("self")).unwrap();
+    let v = scan(p);
+    assert_eq!(finding_in(&v, "Billing.java").len(), 1, "{v}");
+    assert!(finding_in(&v, "pay/Billing.java").len() == 1, "{v}");
+    assert!(finding_in(&v, "Alias.java").is_empty() && finding_in(&v, "ABilling.java").is_empty());
+    assert_eq!(v["summary"]["files_scanned"], 2, "{v}");
+    let mut loops: Vec<(String, String)> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let path = e["path"].as_str().unwrap();
+            let name = path.rsplit('/').next().unwrap().to_string();
+            (name, e["message"].as_str().unwrap().to_string())
+        })
+        .collect();
+    loops.sort();
+    let names: Vec<&str> = loops.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a", "b", "self"], "{v}");
+    assert!(
+        loops
+            .iter()
+            .all(|(_, m)| m.starts_with("symbolic link loop")),
+        "{loops:?}"
+    );
+    // The loops are problems of the walk, not findings: the exit status is the findings'.
+    let out = retrylint()
+        .args(["check", "--no-cache", "--exit-zero", "--format", "concise"])
+        .arg(p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("/a: error: symbolic link loop"), "{text}");
+    assert!(text.contains("/self: error: symbolic link loop"), "{text}");
+}
+
 #[test]
 fn hostile_names_and_code_cannot_inject() {
     let d = tempfile::tempdir().unwrap();

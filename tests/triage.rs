@@ -182,7 +182,7 @@ fn the_settings_and_the_summary_name_the_config_file() {
     }
     let (_, out, _) = run(dir.path(), &["check", "--no-cache", "--format", "concise"]);
     assert!(
-        out.ends_with("1 finding (RL001: 1) in 1 Java file; settings from retrylint.toml (RL004 off, fail-level error)\n"),
+        out.ends_with("1 finding (RL001: 1) in 1 Java file; settings from retrylint.toml (RL004 off, RL001/RL002/RL003/RL004/RL005/RL006 off in `src/test/**`, fail-level error)\n"),
         "{out}"
     );
     let (_, out, _) = run(dir.path(), &["check", "--no-config", "--show-settings"]);
@@ -218,6 +218,59 @@ fn per_file_ignores_switch_rules_off_in_matching_files() {
         ["src/main/Pay.java:7:25", "src/test/PayTest.java:7:31"]
     );
     assert!(out.contains("src/test/PayTest.java:7:31: RL002"), "{out}");
+}
+
+/// `[per-file-ignores]` shapes the run as much as a rule switched off: every output format says
+/// which rules it switches off where, and how many findings it hid.
+#[test]
+fn per_file_ignores_are_shown_in_every_format() {
+    let dir = repo(&[
+        (
+            "retrylint.toml",
+            "# Generated code.\n[per-file-ignores]\n\"src/gen/**\" = [\"RL00\"]\n",
+        ),
+        ("src/Pay.java", &pay("Pay", KEY)),
+        ("src/gen/Gen.java", &pay("Gen", KEY)),
+        ("src/gen/Other.java", &pay("Other", KEY)),
+    ]);
+    let ids = "RL001/RL002/RL003/RL004/RL005/RL006";
+    let (code, out, _) = run(dir.path(), &["check", "--no-cache", "--format", "concise"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.ends_with(&format!(
+            "1 finding (RL001: 1) in 3 Java files; settings from retrylint.toml ({ids} off in `src/gen/**`, 2 findings hidden by per-file-ignores)\n"
+        )),
+        "{out}"
+    );
+    let want =
+        serde_json::json!({ "src/gen/**": ["RL001", "RL002", "RL003", "RL004", "RL005", "RL006"] });
+    let (_, out, _) = run(dir.path(), &["check", "--no-cache", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["summary"]["config"]["per_file_ignores"], want);
+    assert_eq!(json["summary"]["config"]["per_file_ignored"], 2);
+    assert_eq!(json["summary"]["findings"], 1);
+    let (_, out, _) = run(dir.path(), &["check", "--no-cache", "--format", "sarif"]);
+    let sarif: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let config = &sarif["runs"][0]["invocations"][0]["properties"]["configuration"];
+    assert_eq!(config["per_file_ignores"], want);
+    assert_eq!(config["per_file_ignored"], 2);
+    let (_, out, _) = run(dir.path(), &["check", "--no-cache", "--format", "github"]);
+    let notice = out
+        .lines()
+        .find(|l| l.contains("title=retrylint configuration"))
+        .unwrap();
+    assert!(
+        notice.ends_with(&format!(
+            "::this run used retrylint.toml ({ids} off in `src/gen/**`, 2 findings hidden by per-file-ignores)"
+        )),
+        "{notice}"
+    );
+    // The text report's summary line too.
+    let (_, out, _) = run(dir.path(), &["check", "--no-cache"]);
+    assert!(
+        out.contains("off in `src/gen/**`, 2 findings hidden by per-file-ignores)"),
+        "{out}"
+    );
 }
 
 #[test]

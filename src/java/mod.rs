@@ -61,6 +61,16 @@ pub fn offset_text(bytes: &[u8]) -> String {
     }
 }
 
+/// The text GitHub's upload action hashes for `primaryLocationLineHash`, when it differs from
+/// [`offset_text`]: the action reads the file as a Node stream decoded as UTF-8, where each
+/// invalid sequence (a maximal subpart, as the WHATWG decoder and `String::from_utf8_lossy` cut
+/// them) becomes one U+FFFD. `None` for a file that is UTF-8.
+pub fn github_text(bytes: &[u8]) -> Option<String> {
+    std::str::from_utf8(bytes)
+        .is_err()
+        .then(|| String::from_utf8_lossy(bytes).into_owned())
+}
+
 /// [`java_line_ends`] for text.
 pub fn java_line_ends_str(text: &str) -> Cow<'_, str> {
     match java_line_ends(text.as_bytes()) {

@@ -458,6 +458,11 @@ pub struct Applied {
     pub rules_lowered: Vec<String>,
     /// `.java` files (and other JVM files) left out by `include`/`exclude`.
     pub files_excluded: usize,
+    /// `[per-file-ignores]`: each glob with the rules it switches off in the files it matches
+    /// (an id prefix such as `RL00` given as the rules it stands for).
+    pub per_file_ignores: BTreeMap<String, Vec<String>>,
+    /// Findings `[per-file-ignores]` hid (not counted in `summary.findings`).
+    pub per_file_ignored: usize,
     /// `fail-level`, when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fail_level: Option<String>,
@@ -476,6 +481,11 @@ impl Config {
             fail_level: self.fail_level.map(|l| l.as_str().to_string()),
             catalogue_rows: self.catalogue.is_some(),
             rows_disabled: self.disabled_rows.clone(),
+            per_file_ignores: self
+                .per_file_ignores
+                .iter()
+                .map(|(glob, ids)| (glob.clone(), ids.iter().map(|id| id.to_string()).collect()))
+                .collect(),
             ..Applied::default()
         };
         for (id, setting) in &self.rules {

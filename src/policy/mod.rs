@@ -47,11 +47,16 @@ pub(crate) fn apply(
         .map(|p| (crate::discovery::display_path(p), p))
         .collect();
     if let Some(c) = config.filter(|c| !c.per_file_ignores.is_empty()) {
+        let before = findings.len();
         findings.retain(|f| {
             by_shown
                 .get(&f.path)
                 .is_none_or(|p| !c.ignores_in_file(p, f.rule))
         });
+        // Counted with the configuration that hid them, shown in every output format.
+        if let Some(applied) = report.summary.config.as_mut() {
+            applied.per_file_ignored = before - findings.len();
+        }
     }
     let enabled_rule = |r: &Rule| enabled(opts, r);
     let settings = suppress::Settings {
@@ -69,6 +74,7 @@ pub(crate) fn apply(
     });
     let mut outcome = suppress::apply(findings, &report.texts, &files, parsed, &settings);
     report.texts.append(&mut outcome.texts);
+    report.not_utf8.append(&mut outcome.not_utf8);
     crate::findings::finish(&mut outcome.diagnostics, &report.texts);
     let mut findings = outcome.findings;
     findings.append(&mut outcome.diagnostics);

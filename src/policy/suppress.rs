@@ -144,6 +144,8 @@ pub struct Outcome {
     pub suppressed: Vec<Suppressed>,
     pub diagnostics: Vec<Finding>,
     pub texts: BTreeMap<String, String>,
+    /// The files of `texts` read here that are not UTF-8, as GitHub decodes them.
+    pub not_utf8: BTreeMap<String, String>,
 }
 
 fn diagnostic(rule: &'static Rule, d: &Directive, message: String) -> Finding {
@@ -340,6 +342,7 @@ pub fn apply(
     // The text of each file with a diagnostic, for its code frame.
     let on_disk: HashMap<&str, &PathBuf> = files.iter().map(|(s, p)| (s.as_str(), p)).collect();
     let mut out_texts = BTreeMap::new();
+    let mut not_utf8 = BTreeMap::new();
     for f in &diagnostics {
         if out_texts.contains_key(&f.path) {
             continue;
@@ -349,7 +352,12 @@ pub fn apply(
             None => on_disk
                 .get(f.path.as_str())
                 .and_then(|p| std::fs::read(p).ok())
-                .map(|b| crate::java::offset_text(&b)),
+                .map(|b| {
+                    if let Some(t) = crate::java::github_text(&b) {
+                        not_utf8.insert(f.path.clone(), t);
+                    }
+                    crate::java::offset_text(&b)
+                }),
         };
         if let Some(t) = text {
             out_texts.insert(f.path.clone(), t);
@@ -360,6 +368,7 @@ pub fn apply(
         suppressed,
         diagnostics,
         texts: out_texts,
+        not_utf8,
     }
 }
 

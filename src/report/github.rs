@@ -13,6 +13,12 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// A report path as the `file=` property: the file's own name (a shown path escapes `%` as
+/// `%25`, see [`crate::discovery::display_path`]), escaped once as a property.
+fn file_property(shown: &str) -> String {
+    escape_property(&crate::discovery::name_of_shown(shown))
+}
+
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.findings {
@@ -23,7 +29,7 @@ pub fn render(report: &Report) -> String {
         };
         out.push_str(&format!(
             "::{cmd} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
-            escape_property(&f.path),
+            file_property(&f.path),
             f.line,
             f.column,
             f.end_line,
@@ -41,7 +47,7 @@ pub fn render(report: &Report) -> String {
         let line = e.line.map(|l| format!(",line={l}")).unwrap_or_default();
         out.push_str(&format!(
             "::{cmd} file={}{line},title=retrylint {}::{}\n",
-            escape_property(&e.path),
+            file_property(&e.path),
             e.kind,
             escape_data(&e.message)
         ));
@@ -58,7 +64,7 @@ pub fn render(report: &Report) -> String {
         let file = if c.path.is_empty() {
             String::new()
         } else {
-            format!("file={},", escape_property(&c.path))
+            format!("file={},", file_property(&c.path))
         };
         out.push_str(&format!(
             "::notice {file}title=retrylint configuration::{}\n",
@@ -79,5 +85,22 @@ mod tests {
     fn escapes_workflow_command_metacharacters() {
         assert_eq!(escape_data("a%b\r\nc"), "a%25b%0D%0Ac");
         assert_eq!(escape_property("x:y,z"), "x%3Ay%2Cz");
+    }
+
+    /// A file named `Refunds%20Job.java` is shown as `Refunds%2520Job.java`; its annotation
+    /// names the file itself, escaped once: `Refunds%2520Job.java`, which GitHub reads back
+    /// as `Refunds%20Job.java`.
+    #[cfg(unix)]
+    #[test]
+    fn file_properties_escape_the_name_once() {
+        assert_eq!(
+            file_property("src/z\u{e4}hlung/Refunds%2520Job.java"),
+            "src/z\u{e4}hlung/Refunds%2520Job.java"
+        );
+        assert_eq!(
+            file_property("src/a\nb,x:y/%255C%5C.java"),
+            "src/a%0Ab%2Cx%3Ay/%255C\\.java"
+        );
+        assert_eq!(file_property("a\r.java"), "a%0D.java");
     }
 }

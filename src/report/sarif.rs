@@ -309,7 +309,10 @@ pub fn render(report: &Report, category: Option<&str>, uris: &Uris) -> String {
     let hashes: HashMap<&str, Vec<String>> = report
         .texts
         .iter()
-        .map(|(p, t)| (p.as_str(), line_hashes(t)))
+        .map(|(p, t)| {
+            // GitHub hashes the file as it decodes it, not as code frames show it.
+            (p.as_str(), line_hashes(report.not_utf8.get(p).unwrap_or(t)))
+        })
         .collect();
     // Suppressed findings are results too, marked `inSource` with the reason as justification.
     let mut all: Vec<(&Finding, Option<&crate::Suppressed>)> = report
@@ -441,5 +444,40 @@ mod tests {
                 "c129715d7a2bc9a3:1"
             )
         );
+    }
+
+    /// A file that is not UTF-8 is hashed as GitHub's upload action reads it: a Node stream
+    /// decoded as UTF-8, each invalid sequence one U+FFFD (not one `?` per byte, as code frames
+    /// show it). The expected values were computed with the upload action's algorithm run by
+    /// Node on these bytes written to a file: `node gh_hash.js unit.java LINE` for each line
+    /// (the tester's port of codeql-action `fingerprints.ts`, which reads the file with
+    /// `fs.createReadStream(path, "utf8")`).
+    #[test]
+    fn line_hashes_of_a_file_that_is_not_utf8_match_github() {
+        let bytes: &[u8] = b"class A { // f\xfcr R\xfcckbuchungen\n\
+            \x20 String s = \"\xe2\x82\"; /* truncated euro */\n\
+            \x20 // lone continuation \x80\x80 and overlong \xc0\xaf and surrogate \xed\xa0\x80\n\
+            \x20 // beyond Unicode \xf4\x90\x80\x80, \xf5\xff, a valid \xe2\x82\xac \xf0\x9f\x98\x80\r\n\
+            \x20 // truncated four-byte \xf0\x9f\x98\n\
+            }\n\xe2";
+        let text = crate::java::github_text(bytes).expect("not UTF-8");
+        assert_eq!(
+            line_hashes(&text),
+            vec![
+                "86bddb61d964d737:1",
+                "eda419e53afcc93d:1",
+                "fcb7c2036852554a:1",
+                "736ebccaed4ac2d7:1",
+                "98f1307e1da6eeb3:1",
+                "18d461bf0afe6973:1",
+                "8989dec65f08d110:1",
+            ]
+        );
+        // The text code frames show (one `?` per byte) hashes differently.
+        assert_ne!(
+            line_hashes(&crate::java::offset_text(bytes)),
+            line_hashes(&text)
+        );
+        assert_eq!(crate::java::github_text(b"class A {}\n"), None);
     }
 }

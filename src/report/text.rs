@@ -190,6 +190,18 @@ pub fn summary_line(s: &crate::Summary) -> String {
 pub fn config_line(c: &crate::config::Applied) -> String {
     let mut parts: Vec<String> = c.rules_off.iter().map(|r| format!("{r} off")).collect();
     parts.extend(c.rule_levels.iter().map(|(r, l)| format!("{r} at {l}")));
+    parts.extend(
+        c.per_file_ignores
+            .iter()
+            .map(|(glob, ids)| format!("{} off in `{}`", ids.join("/"), one_line(glob))),
+    );
+    if c.per_file_ignored > 0 {
+        parts.push(format!(
+            "{} finding{} hidden by per-file-ignores",
+            c.per_file_ignored,
+            if c.per_file_ignored == 1 { "" } else { "s" }
+        ));
+    }
     if c.files_excluded > 0 {
         parts.push(format!(
             "{} file{} excluded",

@@ -19,6 +19,9 @@ pub struct Discovered {
     /// `.java` files under the scanned directories that ignore files (`.gitignore`,
     /// `.ignore`, git's excludes) left out: a pull request can add one, so the count is shown.
     pub ignored_java: usize,
+    /// Whether a file may have been reached by two paths (a symbolic link among the files, or
+    /// several scanned paths), for [`drop_aliases`].
+    pub aliases_possible: bool,
 }
 
 #[derive(Debug)]
@@ -66,6 +69,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered, MissingPath> {
     out.problems.sort();
     out.problems.dedup();
     out.ignored_java = ignored_java(paths, &out.java);
+    out.aliases_possible |= paths.len() > 1;
     Ok(out)
 }
 
@@ -93,6 +97,15 @@ impl Collector<'_> {
                 if !(is_file || explicit && path.is_file()) {
                     return;
                 }
+                // A link is never followed into a directory, so a loop is never walked; it is
+                // reported, as the walker reports one when it follows links.
+                if e.path_is_symlink()
+                    && !explicit
+                    && let Some(why) = link_loop(path)
+                {
+                    out.problems.push((path.to_path_buf(), why.into()));
+                    return;
+                }
                 // A link under a scanned directory is not followed out of the tree: a
                 // hostile repository could point one at any file of the machine.
                 if e.path_is_symlink()
@@ -110,6 +123,7 @@ impl Collector<'_> {
                 if !e.path_is_symlink() && is_deploy_file(path) {
                     out.deploy.push(path.to_path_buf());
                 }
+                out.aliases_possible |= e.path_is_symlink();
                 classify(path, out);
             }
             Err(err) => {
@@ -131,7 +145,74 @@ impl Drop for Collector<'_> {
         shared.other.extend(out.other);
         shared.problems.extend(out.problems);
         shared.deploy.extend(out.deploy);
+        shared.aliases_possible |= out.aliases_possible;
     }
+}
+
+/// Why the symbolic link `path` is a loop: links that point at each other (the system gives up
+/// resolving them), or a link to a directory that holds it, which a walk following links would
+/// enter without end. `None` for any other link.
+fn link_loop(path: &Path) -> Option<&'static str> {
+    match std::fs::metadata(path) {
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            Some("symbolic link loop (links that point at each other); not followed")
+        }
+        Ok(m) if m.is_dir() => {
+            let target = std::fs::canonicalize(path).ok()?;
+            let holder = std::fs::canonicalize(path.parent()?).ok()?;
+            holder
+                .starts_with(&target)
+                .then_some("symbolic link loop (a link to a directory that holds it); not followed")
+        }
+        _ => None,
+    }
+}
+
+/// A file reached by several paths (a symbolic link to a file of the tree, overlapping scanned
+/// paths) is analysed once, under one path: the one that is not a link, else the first in
+/// sorted order; the choice is the same on every run. `found.java` and `found.other` stay
+/// sorted.
+pub fn drop_aliases(found: &mut Discovered) {
+    if !found.aliases_possible {
+        return;
+    }
+    found.java = unique_files(std::mem::take(&mut found.java));
+    let mut other_paths: Vec<PathBuf> = found.other.iter().map(|(_, p)| p.clone()).collect();
+    other_paths.sort();
+    let other_paths = unique_files(other_paths);
+    found
+        .other
+        .retain(|(_, p)| other_paths.binary_search(p).is_ok());
+}
+
+/// `paths` (sorted) without the second path to a file, by canonical path.
+fn unique_files(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    use std::collections::hash_map::Entry;
+    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    let mut first: std::collections::HashMap<PathBuf, usize> = Default::default();
+    let mut kept: Vec<PathBuf> = Vec::with_capacity(paths.len());
+    for p in paths {
+        // A path that does not resolve (a dangling link) is kept: reading it reports it.
+        let Ok(canonical) = std::fs::canonicalize(&p) else {
+            kept.push(p);
+            continue;
+        };
+        match first.entry(canonical) {
+            Entry::Vacant(v) => {
+                v.insert(kept.len());
+                kept.push(p);
+            }
+            Entry::Occupied(o) => {
+                let i = *o.get();
+                if is_link(&kept[i]) && !is_link(&p) {
+                    kept[i] = p;
+                }
+            }
+        }
+    }
+    kept.sort();
+    kept
 }
 
 /// How many `.java` files under the directories of `paths` the ignore files hid from the walk
@@ -238,6 +319,33 @@ fn shown(name: &std::ffi::OsStr) -> String {
     }
 }
 
+/// The file name a shown path stands for, for outputs that need the name itself (a GitHub
+/// annotation's `file=`, which the github format then escapes once): `%25` back to `%` and
+/// `%5C` back to a backslash. A byte that is not UTF-8 has no text of its own and stays `%XX`.
+pub fn name_of_shown(shown: &str) -> String {
+    if cfg!(not(unix)) || !shown.contains('%') {
+        return shown.to_string();
+    }
+    let mut out = String::with_capacity(shown.len());
+    let mut rest = shown;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let escape = &rest[i..];
+        if let Some(r) = escape.strip_prefix("%25") {
+            out.push('%');
+            rest = r;
+        } else if let Some(r) = escape.strip_prefix("%5C") {
+            out.push('\\');
+            rest = r;
+        } else {
+            out.push('%');
+            rest = &escape[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -252,5 +360,20 @@ mod tests {
         assert_eq!(s("\u{dc}ber.java".as_bytes()), "\u{dc}ber.java");
         assert_eq!(s(b"a\xff.java"), "a%FF.java");
         assert_eq!(s("a\u{fffd}.java".as_bytes()), "a\u{fffd}.java");
+    }
+
+    #[test]
+    fn shown_paths_give_back_their_names() {
+        let round = |b: &[u8]| name_of_shown(&shown(std::ffi::OsStr::from_bytes(b)));
+        assert_eq!(round(b"Refunds%20Job.java"), "Refunds%20Job.java");
+        assert_eq!(round(b"acme\\Billing.java"), "acme\\Billing.java");
+        assert_eq!(round(b"acme%5CBilling.java"), "acme%5CBilling.java");
+        assert_eq!(round(b"100%25%.java"), "100%25%.java");
+        assert_eq!(
+            round("z\u{e4}hlung/A.java".as_bytes()),
+            "z\u{e4}hlung/A.java"
+        );
+        // No text for a byte that is not UTF-8: it stays as shown.
+        assert_eq!(round(b"a\xff.java"), "a%FF.java");
     }
 }
