@@ -324,3 +324,44 @@ public class StatusController {
         v[1].message
     );
 }
+
+/// A side-effect client written by its fully qualified name (no import) counts as the import
+/// would: the field that holds it leads to the effect, also when another file of the tree lets
+/// the prefilter skip files.
+#[test]
+fn a_client_type_written_fully_qualified() {
+    let router = r#"package com.shop.routing;
+
+import com.adyen.model.checkout.PaymentRequest;
+import com.adyen.model.checkout.PaymentResponse;
+import org.springframework.retry.annotation.Retryable;
+import org.springframework.stereotype.Service;
+
+@Service
+public class AcquirerRouter {
+
+    private final com.adyen.service.checkout.PaymentsApi adyenPayments;
+
+    public AcquirerRouter(com.adyen.service.checkout.PaymentsApi adyenPayments) {
+        this.adyenPayments = adyenPayments;
+    }
+
+    @Retryable
+    public PaymentResponse payEu(PaymentRequest request) throws Exception {
+        return adyenPayments.payments(request);
+    }
+}
+"#;
+    let dir = project(&[
+        ("src/com/shop/routing/AcquirerRouter.java", router),
+        (
+            "src/com/shop/routing/Region.java",
+            "package com.shop.routing;\n\npublic enum Region { EU, US }\n",
+        ),
+    ]);
+    let v = same_both_ways(vec![dir.path().to_path_buf()]);
+    assert_eq!(
+        lines(&v),
+        vec![("AcquirerRouter.java".into(), 19, "RL004".into())]
+    );
+}

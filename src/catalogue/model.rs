@@ -630,12 +630,12 @@ impl Model for Catalogue {
             .cluster_locks
             .wrappers
             .iter()
-            .any(|m| m == method)
+            .any(|m| glob(m, method))
     }
 
     fn lock_method(&self, call: &dyn Site) -> Option<bool> {
         let locks = &self.guards.cluster_locks;
-        if !locks.methods.iter().any(|m| m == call.name()) {
+        if !locks.methods.iter().any(|m| glob(m, call.name())) {
             return None;
         }
         // A JVM-local lock (`ReentrantLock`, `Semaphore`, a rate limiter) guards one replica.

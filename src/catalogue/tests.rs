@@ -208,6 +208,12 @@ fn globs() {
     assert!(glob("*IdWorker", "SnowIdWorker"));
     assert!(!glob("next*", "ints"));
     assert!(glob("ints", "ints"));
+    // One `*` inside: a prefix and a suffix, with anything or nothing between.
+    assert!(glob("acquire*Lock", "acquireJobLock"));
+    assert!(glob("acquire*Lock", "acquireLock"));
+    assert!(!glob("acquire*Lock", "acquireLockTimeout"));
+    assert!(!glob("acquire*Lock", "releaseJobLock"));
+    assert!(!glob("ab*ba", "aba"));
 }
 
 #[test]

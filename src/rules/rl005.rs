@@ -16,8 +16,9 @@ declare_rule! {
     ///
     /// A guard counts when its answer decides the work: `if (…) { … }`, `if (!…) return;`, a
     /// loop or a callback over what it claimed (`for (x : claimed)`, `claimed.forEach(…)`). The
-    /// guards are ShedLock's `@SchedulerLock`; a lock service's `tryLock`/`acquireLock`/
-    /// `isLeader` (also inside a project helper whose answer is the lock's); leader election
+    /// guards are ShedLock's `@SchedulerLock`; a lock service's `tryLock`/`acquire…Lock`
+    /// (`acquireLock`, `acquireJobLock`)/`isLeader` (also inside a project helper whose answer is
+    /// the lock's); leader election
     /// (a flag that an `OnGrantedEvent` handler sets to `true`); SQL claims
     /// (advisory locks, `FOR UPDATE SKIP LOCKED`, a conditional `UPDATE … WHERE` whose row count
     /// is tested — also in a repository's `@Query`, written whole or as a concatenation, behind a

@@ -5,10 +5,11 @@
 //!
 //! Keys are compared as Spring Boot's relaxed binding compares them: lowercase, without `-` and
 //! `_` (`circuit-breaker-aspect-order` is `circuitBreakerAspectOrder`). YAML is read by
-//! indentation only (nested keys joined with `.`; a list of scalars — block `- a` items or a
-//! flow `[a, b]` — is one value joined with `,`, as a `.properties` file writes it, and so are
-//! indexed keys `key[0]=a`; lists of mappings and multi-line values are skipped), which is all
-//! such settings need; nothing is evaluated.
+//! indentation only (nested keys joined with `.`, also inside flow mappings
+//! `retry: { retry-aspect-order: 2 }`, on one line or several; a list of scalars — block `- a`
+//! items or a flow `[a, b]` — is one value joined with `,`, as a `.properties` file writes it,
+//! and so are indexed keys `key[0]=a`; lists of mappings and multi-line scalars are skipped),
+//! which is all such settings need; nothing is evaluated.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -165,7 +166,8 @@ fn yaml_pairs(text: &str) -> Vec<(String, String)> {
     let mut path: Vec<(usize, String)> = Vec::new();
     // The key whose block list is being read (its full path), and that list's indentation.
     let mut list: Option<(String, usize)> = None;
-    for line in text.lines() {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
         let content = line.trim_start();
         if content.is_empty() || content.starts_with('#') {
             continue;
@@ -223,19 +225,209 @@ fn yaml_pairs(text: &str) -> Vec<(String, String)> {
             .chain([key.as_str()])
             .collect::<Vec<_>>()
             .join(".");
-        // A flow list of scalars: `[a, b]`.
-        let value = match value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
-            Some(items) => items
-                .split(',')
-                .map(|i| unquote(i.trim()))
-                .filter(|i| !i.is_empty())
-                .collect::<Vec<_>>()
-                .join(","),
-            None => unquote(value),
-        };
-        out.push((full, value));
+        // A flow collection (`[a, b]`, `{ retry-aspect-order: 2 }`), possibly over several lines.
+        if value.starts_with(['[', '{']) {
+            let mut flow = value.to_string();
+            // Read ahead; a collection left open is read from its own line only.
+            let mut ahead = lines.clone();
+            let mut taken = 0;
+            while !flow_closed(&flow) && taken < MAX_FLOW_LINES {
+                let Some(next) = ahead.next() else { break };
+                flow.push(' ');
+                flow.push_str(next.trim().split(" #").next().unwrap_or(""));
+                taken += 1;
+            }
+            if flow_closed(&flow) {
+                lines = ahead;
+            } else {
+                flow = value.to_string();
+            }
+            flow_pairs(&full, &flow, &mut out);
+            continue;
+        }
+        out.push((full, unquote(value)));
     }
     out
+}
+
+/// Flow collections nested deeper than this are not read.
+const MAX_FLOW_DEPTH: usize = 32;
+/// A flow collection is looked for on at most this many lines after its key's.
+const MAX_FLOW_LINES: usize = 256;
+
+/// A YAML flow collection, as far as settings need it.
+enum Flow {
+    Scalar(String),
+    Map(Vec<(String, Flow)>),
+    List(Vec<Flow>),
+}
+
+/// Are the brackets of a flow collection's text balanced (outside quotes)?
+fn flow_closed(text: &str) -> bool {
+    let mut depth = 0i64;
+    let mut quote = None;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '[' | '{') => depth += 1,
+            (None, ']' | '}') => depth -= 1,
+            _ => {}
+        }
+    }
+    depth <= 0
+}
+
+/// The settings of flow collection `text` written under the dotted key `key`: a mapping's
+/// scalar entries as `key.entry` (nested mappings joined with `.`), a list of scalars as one
+/// value joined with `,` (as a `.properties` file writes it); lists holding collections, and
+/// text that is no flow collection, give nothing.
+fn flow_pairs(key: &str, text: &str, out: &mut Vec<(String, String)>) {
+    let mut r = FlowReader {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    if let Some(v) = r.value(0) {
+        emit_flow(key, v, out);
+    }
+}
+
+fn emit_flow(key: &str, v: Flow, out: &mut Vec<(String, String)>) {
+    match v {
+        Flow::Scalar(s) => out.push((key.to_string(), s)),
+        Flow::Map(entries) => {
+            for (k, v) in entries {
+                emit_flow(&format!("{key}.{k}"), v, out);
+            }
+        }
+        Flow::List(items) => {
+            let scalars: Option<Vec<String>> = items
+                .into_iter()
+                .map(|i| match i {
+                    Flow::Scalar(s) => Some(s),
+                    _ => None,
+                })
+                .collect();
+            if let Some(items) = scalars {
+                let items: Vec<String> = items.into_iter().filter(|i| !i.is_empty()).collect();
+                out.push((key.to_string(), items.join(",")));
+            }
+        }
+    }
+}
+
+/// A reader of one flow collection: `None` for text it cannot read.
+struct FlowReader<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl FlowReader<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+            self.i += 1;
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Flow> {
+        self.skip_ws();
+        match self.peek()? {
+            b'{' | b'[' if depth >= MAX_FLOW_DEPTH => None,
+            b'{' => self.map(depth + 1),
+            b'[' => self.list(depth + 1),
+            _ => Some(Flow::Scalar(self.scalar(false)?)),
+        }
+    }
+
+    /// `{ k: v, … }`; a key with no value (`{ a, b: 1 }`) is an empty scalar.
+    fn map(&mut self, depth: usize) -> Option<Flow> {
+        self.i += 1;
+        let mut entries = Vec::new();
+        loop {
+            self.skip_ws();
+            match self.peek()? {
+                b'}' => {
+                    self.i += 1;
+                    return Some(Flow::Map(entries));
+                }
+                b',' => {
+                    self.i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            let k = self.scalar(true)?;
+            self.skip_ws();
+            let v = if self.peek() == Some(b':') {
+                self.i += 1;
+                self.skip_ws();
+                match self.peek()? {
+                    b',' | b'}' => Flow::Scalar(String::new()),
+                    _ => self.value(depth)?,
+                }
+            } else {
+                Flow::Scalar(String::new())
+            };
+            entries.push((k, v));
+        }
+    }
+
+    /// `[ a, b, … ]`.
+    fn list(&mut self, depth: usize) -> Option<Flow> {
+        self.i += 1;
+        let mut items = Vec::new();
+        loop {
+            self.skip_ws();
+            match self.peek()? {
+                b']' => {
+                    self.i += 1;
+                    return Some(Flow::List(items));
+                }
+                b',' => {
+                    self.i += 1;
+                    continue;
+                }
+                _ => items.push(self.value(depth)?),
+            }
+        }
+    }
+
+    /// A quoted or plain scalar. A plain one ends at `,`, `]` or `}`, and a key also at a `:`
+    /// followed by a space or the end of the entry (`url: http://x` keeps its `://`).
+    fn scalar(&mut self, key: bool) -> Option<String> {
+        if let Some(q @ (b'"' | b'\'')) = self.peek() {
+            let start = self.i + 1;
+            let len = self.s.get(start..)?.iter().position(|c| *c == q)?;
+            self.i = start + len + 1;
+            return Some(String::from_utf8_lossy(&self.s[start..start + len]).into_owned());
+        }
+        let start = self.i;
+        while let Some(c) = self.peek() {
+            let ends_key = key
+                && c == b':'
+                && self
+                    .s
+                    .get(self.i + 1)
+                    .is_none_or(|n| n.is_ascii_whitespace() || b",}]".contains(n));
+            if b",[]{}".contains(&c) || ends_key {
+                break;
+            }
+            self.i += 1;
+        }
+        if self.i == start {
+            return None;
+        }
+        Some(
+            String::from_utf8_lossy(&self.s[start..self.i])
+                .trim()
+                .to_string(),
+        )
+    }
 }
 
 fn unquote(v: &str) -> String {
@@ -303,6 +495,57 @@ mod tests {
                 ("a.b[x]".into(), "y".into())
             ]
         );
+    }
+
+    #[test]
+    fn flow_mappings_and_sequences_are_read_like_blocks() {
+        let y = "resilience4j:\n  retry: { retry-aspect-order: 2 } # outer\n  circuitbreaker: {circuitBreakerAspectOrder: 1, instances: {ledger: {base-config: \"strict\", record-exceptions: [java.io.IOException, 'java.util.concurrent.TimeoutException']}}}\n  bulkhead: {\n    bulkhead-aspect-order: 3,\n    instances: { a: { max-concurrent-calls: 5 } }\n  }\n  ratelimiter: { routes: [{ id: a }], url: http://pay.internal:8080/x, flag }\nspring:\n  application:\n    name: pay\n  broken: [never closed\n  after: broken\n";
+        let m: BTreeMap<String, String> = yaml_pairs(y)
+            .into_iter()
+            .map(|(k, v)| (normalize_key(&k), v))
+            .collect();
+        let get = |k: &str| m.get(&normalize_key(k)).map(String::as_str);
+        assert_eq!(get("resilience4j.retry.retryAspectOrder"), Some("2"));
+        assert_eq!(
+            get("resilience4j.circuitbreaker.circuit-breaker-aspect-order"),
+            Some("1")
+        );
+        assert_eq!(
+            get("resilience4j.circuitbreaker.instances.ledger.base-config"),
+            Some("strict")
+        );
+        assert_eq!(
+            get("resilience4j.circuitbreaker.instances.ledger.record-exceptions"),
+            Some("java.io.IOException,java.util.concurrent.TimeoutException")
+        );
+        // Over several lines.
+        assert_eq!(get("resilience4j.bulkhead.bulkheadAspectOrder"), Some("3"));
+        assert_eq!(
+            get("resilience4j.bulkhead.instances.a.max-concurrent-calls"),
+            Some("5")
+        );
+        // A list of mappings is no value; a plain scalar keeps its `:`; a bare key is empty.
+        assert_eq!(get("resilience4j.ratelimiter.routes"), None);
+        assert_eq!(
+            get("resilience4j.ratelimiter.url"),
+            Some("http://pay.internal:8080/x")
+        );
+        assert_eq!(get("resilience4j.ratelimiter.flag"), Some(""));
+        // The keys after every collection are read as before, also after one left open.
+        assert_eq!(get("spring.application.name"), Some("pay"));
+        assert_eq!(get("spring.after"), Some("broken"));
+        // Malformed or deep text gives nothing and never panics.
+        for bad in [
+            "{", "{a", "{a: [b", "[}", "{: x}", "{a: b]", "'x", "{'k", "]",
+        ] {
+            let mut out = Vec::new();
+            flow_pairs("k", bad, &mut out);
+            assert!(out.iter().all(|(k, _)| k.starts_with('k')), "{bad}");
+        }
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let mut out = Vec::new();
+        flow_pairs("k", &deep, &mut out);
+        assert!(out.is_empty());
     }
 
     #[test]

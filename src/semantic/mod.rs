@@ -35,12 +35,20 @@ pub struct Loc {
 }
 
 /// Does `s` match `pattern`, which may start and/or end with `*` (`next*`, `*IdWorker`,
-/// `*Snowflake*`)? How framework knowledge names methods and classes.
+/// `*Snowflake*`) or hold one `*` inside (`acquire*Lock`: a prefix and a suffix, with anything
+/// or nothing between)? How framework knowledge names methods and classes.
 pub fn glob(pattern: &str, s: &str) -> bool {
     match (pattern.strip_prefix('*'), pattern.strip_suffix('*')) {
         (Some(rest), _) if rest.ends_with('*') => s.contains(&rest[..rest.len() - 1]),
         (Some(rest), _) => s.ends_with(rest),
         (None, Some(prefix)) => s.starts_with(prefix),
-        (None, None) => s == pattern,
+        (None, None) => match pattern.split_once('*') {
+            Some((prefix, suffix)) => {
+                s.len() >= prefix.len() + suffix.len()
+                    && s.starts_with(prefix)
+                    && s.ends_with(suffix)
+            }
+            None => s == pattern,
+        },
     }
 }

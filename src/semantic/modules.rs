@@ -7,7 +7,9 @@
 //! `<dependency>` and `<parent>` artifactIds are matched against the other modules'
 //! `<artifactId>`, Gradle's `project(":a:b")` and `projects.aB` against the modules' paths
 //! (`:` plus the directory's path below the nearest `settings.gradle[.kts]`, or the directory's
-//! name). A build file that cannot be read or understood declares no dependencies.
+//! name). Comments are dropped first (XML's, and Gradle's `//` and `/* … */` outside string
+//! literals): a dependency commented out is none. A build file that cannot be read or
+//! understood declares no dependencies.
 
 use super::app_settings::AppSettings;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -265,7 +267,7 @@ fn read_module(dir: &Path, build: &Path) -> Module {
         m.artifact = own;
         m.maven_deps = deps;
     } else {
-        m.gradle_deps = read_gradle_deps(&text);
+        m.gradle_deps = read_gradle_deps(&strip_gradle_comments(&text));
         if let Some(p) = gradle_path(dir) {
             m.gradle_path = p;
         }
@@ -426,6 +428,76 @@ fn read_pom(text: &str) -> (Option<String>, Vec<String>) {
     (own, deps)
 }
 
+/// A Gradle script (Groovy or Kotlin DSL) without its `//` and `/* … */` comments, each comment
+/// replaced by one space (its line breaks kept). String literals — `"…"`, `'…'` and the triple
+/// quoted `"""…"""` and `'''…'''` — are kept whole, so `"https://repo"` is no comment. Block
+/// comments nest as in Kotlin (a Groovy script never nests them, so this changes nothing there);
+/// an unterminated comment ends the text.
+fn strip_gradle_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                out.push(b' ');
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut depth = 0usize;
+                while i < b.len() {
+                    if b[i..].starts_with(b"/*") {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i..].starts_with(b"*/") {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        if b[i] == b'\n' {
+                            out.push(b'\n');
+                        }
+                        i += 1;
+                    }
+                }
+                out.push(b' ');
+            }
+            q @ (b'"' | b'\'') => {
+                let triple = [q, q, q];
+                let end = if b[i..].starts_with(&triple) {
+                    // A triple-quoted string ends at the next three quotes; no escapes in Kotlin's.
+                    find_from(b, i + 3, &triple).map_or(b.len(), |e| e + 3)
+                } else {
+                    let mut j = i + 1;
+                    while j < b.len() && b[j] != q && b[j] != b'\n' {
+                        j += if b[j] == b'\\' { 2 } else { 1 };
+                    }
+                    (j + 1).min(b.len())
+                };
+                out.extend_from_slice(&b[i..end]);
+                i = end;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Where `needle` first occurs in `hay` at or after `from`.
+fn find_from(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    hay.get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| p + from)
+}
+
 /// The project paths a Gradle build script depends on: `project(":a:b")`,
 /// `project(path: ":a")` and `projects.aB.cD` (as `:aB:cD`).
 fn read_gradle_deps(text: &str) -> Vec<String> {
@@ -519,6 +591,43 @@ mod tests {
         );
         assert!(gradle_matches(":payments-core", ":paymentsCore"));
         assert!(!gradle_matches(":payments", ":paymentsCore"));
+    }
+
+    #[test]
+    fn commented_out_gradle_dependencies_do_not_count() {
+        let kts = r#"tasks.processResources { exclude("**/*.local.yml") }
+        repositories { maven { url = uri("https://nexus.acme.internal/maven-public/") } }
+        dependencies {
+            // TODO: implementation(project(":retry-config"))
+            /* implementation(project(":old-core"))
+               /* nested */ implementation(projects.legacyCore) */
+            implementation(project(":ledger-client")) // the shared client
+            implementation("org.springframework:spring-web")
+        }"#;
+        assert_eq!(
+            read_gradle_deps(&strip_gradle_comments(kts)),
+            vec![":ledger-client".to_string()]
+        );
+        let groovy = r#"dependencies {
+            /*
+             * implementation project(':retry-config')
+             */
+            implementation project(':payments-core') // core
+            implementation "com.acme:wire-format:1.2"
+        }"#;
+        assert_eq!(
+            read_gradle_deps(&strip_gradle_comments(groovy)),
+            vec![":payments-core".to_string()]
+        );
+        // Strings are kept whole, comment markers in them included; line breaks are kept.
+        let s = "val p = \"a//b\" // c\nval q = '''x/*y''' /* z\n */ end";
+        assert_eq!(
+            strip_gradle_comments(s),
+            "val p = \"a//b\"  \nval q = '''x/*y''' \n  end"
+        );
+        // An unterminated comment or string ends the text, without a panic.
+        assert_eq!(strip_gradle_comments("a /* b"), "a  ");
+        assert_eq!(strip_gradle_comments("a \"b\\"), "a \"b\\");
     }
 
     #[test]

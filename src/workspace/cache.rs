@@ -62,8 +62,8 @@ pub fn content_digest(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
 
-/// Bump when [`ScanEntry`] changes shape.
-const SCANS_FORMAT: u32 = 2;
+/// Bump when [`ScanEntry`] changes shape, or what a scan finds in the same bytes.
+const SCANS_FORMAT: u32 = 3;
 
 #[derive(Serialize, Deserialize, Default)]
 struct ScanFile {

@@ -317,7 +317,7 @@ fn unqualified_code_names(bytes: &[u8]) -> Vec<u32> {
     let mut out = Vec::new();
     lex(
         bytes,
-        &mut |ident, after_dot| {
+        &mut |ident, after_dot, _| {
             if !after_dot {
                 out.push(token_hash(ident));
             }
@@ -329,10 +329,58 @@ fn unqualified_code_names(bytes: &[u8]) -> Vec<u32> {
     out
 }
 
-/// A small Java lexer: calls `ident` with each identifier in code (and whether a `.` came
-/// before it, type annotations aside) and `string` with the contents of each string or text
-/// block; comments and character literals are skipped.
-fn lex(bytes: &[u8], ident: &mut dyn FnMut(&[u8], bool), string: &mut dyn FnMut(&[u8])) {
+/// The dotted names written in the code of `bytes` (`com.adyen.service.checkout.PaymentsApi`,
+/// `com.stripe.model.Charge.create`, `this.client.post`): runs of identifiers joined by single
+/// dots, outside comments and literals; a call or index between them (`a().b`) ends a run.
+fn dotted_code_names(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_end = 0;
+    lex(
+        bytes,
+        &mut |ident, after_dot, start| {
+            let joined = after_dot
+                && !cur.is_empty()
+                && bytes
+                    .get(prev_end..start)
+                    .is_some_and(|gap| gap.iter().all(|b| *b == b'.' || b.is_ascii_whitespace()))
+                && bytes[prev_end..start]
+                    .iter()
+                    .filter(|b| **b == b'.')
+                    .count()
+                    == 1;
+            if joined {
+                cur.push('.');
+            } else if cur.contains('.') {
+                out.push(std::mem::take(&mut cur));
+            } else {
+                cur.clear();
+            }
+            cur.push_str(&String::from_utf8_lossy(ident));
+            prev_end = start + ident.len();
+        },
+        &mut |_| {},
+    );
+    if cur.contains('.') {
+        out.push(cur);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Does one of `dotted` (see [`dotted_code_names`]) name class `fqn`, or a member of it?
+fn names_qualified(dotted: &[String], fqn: &str) -> bool {
+    dotted.iter().any(|d| {
+        d.strip_prefix(fqn)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    })
+}
+
+/// A small Java lexer: calls `ident` with each identifier in code (whether a `.` came before
+/// it, type annotations aside, and where it starts) and `string` with the contents of each
+/// string or text block; comments and character literals are skipped.
+fn lex(bytes: &[u8], ident: &mut dyn FnMut(&[u8], bool, usize), string: &mut dyn FnMut(&[u8])) {
     let mut i = 0;
     let mut after_dot = false;
     while i < bytes.len() {
@@ -373,7 +421,7 @@ fn lex(bytes: &[u8], ident: &mut dyn FnMut(&[u8], bool), string: &mut dyn FnMut(
             while i < bytes.len() && is_ident(bytes[i]) {
                 i += 1;
             }
-            ident(&bytes[start..i], after_dot);
+            ident(&bytes[start..i], after_dot, start);
             after_dot = false;
         } else {
             if !b.is_ascii_whitespace() {
@@ -387,7 +435,7 @@ fn lex(bytes: &[u8], ident: &mut dyn FnMut(&[u8], bool), string: &mut dyn FnMut(
 /// The contents of the string and text-block literals of `bytes`, separated by NULs.
 pub fn string_literals(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    lex(bytes, &mut |_, _| {}, &mut |s| {
+    lex(bytes, &mut |_, _, _| {}, &mut |s| {
         out.extend_from_slice(s);
         out.push(0);
     });
@@ -625,7 +673,9 @@ impl Needles {
     }
 
     /// The side-effect class names in `tokens` that the file's single-type imports do not
-    /// make another class (`import org.reactivestreams.Subscription;` is not Stripe's).
+    /// make another class (`import org.reactivestreams.Subscription;` is not Stripe's). A
+    /// class written by its fully qualified name in code
+    /// (`private final com.adyen.service.checkout.PaymentsApi payments;`) counts as imported.
     fn live_classes(
         &self,
         bytes: &[u8],
@@ -635,6 +685,7 @@ impl Needles {
     ) -> Vec<(u32, bool)> {
         let mut live: Vec<(u32, bool)> = Vec::new();
         let mut code: Option<Vec<u32>> = None;
+        let mut dotted: Option<Vec<String>> = None;
         for row in &self.rows {
             for (h, fqns) in &row.classes {
                 if !has(tokens, *h) {
@@ -643,6 +694,11 @@ impl Needles {
                 // As a simple name in code (not in a comment or string, not `Flow.Subscription`).
                 let code = code.get_or_insert_with(|| unqualified_code_names(bytes));
                 if !has(code, *h) {
+                    // Or by its fully qualified name, which no import can make another class.
+                    let dotted = dotted.get_or_insert_with(|| dotted_code_names(bytes));
+                    if fqns.iter().any(|f| names_qualified(dotted, f)) {
+                        live.push((*h, true));
+                    }
                     continue;
                 }
                 let named = fqns.iter().any(|f| {
@@ -793,164 +849,5 @@ pub fn mentions(tokens: &[u32], names: &HashSet<u32>) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tree_words_are_read_as_the_scan_reads_the_file() {
-        let words = TreeWords {
-            enabling: vec![token_hash(b"reportBatchItemFailures")],
-            declaring: vec![token_hash(b"SqsEventSource")],
-        };
-        let enabling = words.enabling.clone();
-        let declaring = words.declaring.clone();
-        // A license header before `package` is not read, by the scan nor by `in_file`.
-        let header =
-            "/* reportBatchItemFailures */\n// reportBatchItemFailures\npackage a;\nclass S {}\n";
-        assert!(words.in_file("S.java", header.as_bytes()).is_empty());
-        assert!(present(&scan(header).tokens, &enabling).is_empty());
-        // An enabling word counts in code, a later comment and a unicode escape.
-        for src in [
-            "package a;\nclass S { void f(B b) { b.reportBatchItemFailures(true); } }\n",
-            "package a;\n// reportBatchItemFailures(true) is set in the stack\nclass S {}\n",
-            "package a;\nclass S { void f(B b) { b.report\\u0042atchItemFailures(true); } }\n",
-        ] {
-            assert_eq!(words.in_file("S.java", src.as_bytes()), enabling, "{src}");
-            let tokens = scan(src).tokens;
-            assert_eq!(
-                words.found("S.java", &tokens, &|| Some(src.as_bytes().to_vec())),
-                enabling
-            );
-        }
-        // A declaring word counts in code and strings of a main source only.
-        let code =
-            "package a;\nclass S { Object f(Q q) { return new SqsEventSource(q, \"/* x\"); } }\n";
-        assert_eq!(
-            words.in_file("src/main/java/a/S.java", code.as_bytes()),
-            declaring
-        );
-        assert!(
-            words
-                .in_file("svc/src/test/java/a/S.java", code.as_bytes())
-                .is_empty()
-        );
-        for src in [
-            "package a;\n/** Wired by an SqsEventSource elsewhere. */\nclass S {}\n",
-            "package a;\nclass S { // new SqsEventSource(q)\n}\n",
-            "package a;\nclass S { String s = \"//\"; /* SqsEventSource */ }\n",
-        ] {
-            assert!(words.in_file("S.java", src.as_bytes()).is_empty(), "{src}");
-        }
-        let text = "package a;\nclass S { String s = \"\"\"\n  SqsEventSource \"\n  \"\"\"; }\n";
-        assert_eq!(words.in_file("S.java", text.as_bytes()), declaring);
-        assert!(words.in_file("S.java", b"/* unclosed").is_empty());
-        assert!(
-            TreeWords::default()
-                .in_file("S.java", b"package a; class S {}")
-                .is_empty()
-        );
-    }
-
-    /// Words in the shape of the built-in catalogue's.
-    fn scan(src: &str) -> Scan {
-        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        let (sinks, key_class) = (
-            s(&["setIdempotencyKey"]),
-            "com.squareup.square.models.CreatePaymentRequest.Builder".to_string(),
-        );
-        let (headers, contains, equals) = (
-            s(&["Idempotency-Key", "PayPal-Request-Id"]),
-            s(&["idempotenc", "dedup"]),
-            s(&["clienttoken"]),
-        );
-        let classes = s(&["com.stripe.model.Charge", "com.stripe.model.Subscription"]);
-        let create = "create".to_string();
-        let words = EffectWords {
-            sink_methods: sinks.iter().collect(),
-            reported_annotations: Vec::new(),
-            key_classes: vec![&key_class],
-            header_names: &headers,
-            literal_words: Vec::new(),
-            param_contains: &contains,
-            param_equals: &equals,
-            side_effects: vec![SideEffectWords {
-                classes: &classes,
-                methods: vec![&create],
-            }],
-        };
-        Scan::of(src.as_bytes(), &Needles::new(&words))
-    }
-
-    #[test]
-    fn package_declared_and_supers() {
-        let s = scan(
-            "/* c */ // x\npackage com.acme.pay ;\nimport a.B;\n@Ann public class Foo extends Bar<Baz> implements Qux { class Inner {} }",
-        );
-        assert_eq!(s.package.as_deref(), Some("com.acme.pay"));
-        for n in ["Foo", "Inner"] {
-            assert!(has(&s.declared, token_hash(n.as_bytes())), "{n}");
-        }
-        for n in ["Bar", "Baz", "Qux"] {
-            assert!(has(&s.supers, token_hash(n.as_bytes())), "{n}");
-        }
-        assert!(!has(&s.supers, token_hash(b"Inner")));
-        assert!(!s.effect);
-        assert_eq!(scan("class A {}").package.as_deref(), Some(""));
-        assert_eq!(scan("@Deprecated package a.b;").package, None);
-    }
-
-    #[test]
-    fn effect_words_are_found_however_written() {
-        for src in [
-            "h.header(\"idempotency_key\", k)",
-            "b.setIdempotencyKey(k)",
-            "void start(String IDEMPOTENCY_KEY) {}",
-            "import com.stripe.model.Charge;",
-            "Charge.create(p)",
-            "new CreatePaymentRequest.Builder(a, b)",
-            "static final String H = \"PayPal-Request-Id\";",
-        ] {
-            assert!(scan(src).effect, "{src}");
-        }
-        assert!(!scan("class A { void charge() { log.info(\"retry\"); } }").effect);
-    }
-
-    #[test]
-    fn class_names_in_strings_comments_or_qualified_do_not_count() {
-        let code = unqualified_code_names(
-            b"// Charge\n/* Refund */ String s = \"Payout \\\" Topup\"; char c = '\"'; Flow.Subscription x; Flow.@Nullable Refund z; Invoice y; \"\"\"\nTransfer\"\"\"",
-        );
-        for n in [
-            "Charge",
-            "Refund",
-            "Payout",
-            "Topup",
-            "Subscription",
-            "Transfer",
-        ] {
-            assert!(!has(&code, token_hash(n.as_bytes())), "{n}");
-        }
-        for n in ["String", "Flow", "Invoice", "x", "y"] {
-            assert!(has(&code, token_hash(n.as_bytes())), "{n}");
-        }
-        assert!(!scan("class A { void f() { log(\"Charge failed\"); } }").effect);
-        assert!(!scan("import java.util.concurrent.Flow; class A { Flow.Subscription s; void f() { create(); } }").effect);
-        assert!(scan("class A { void f() { Subscription.create(p); } }").effect);
-        // An import of another class by that name shadows it; an import of the class does not.
-        let other = "import org.reactivestreams.Subscription;\nclass A { Subscription s; void f() { s.create(); } }";
-        assert!(!scan(other).effect);
-        let stripe = "import com.stripe.model.Subscription;\nclass A { void f() { Subscription.create(p); } }";
-        assert!(scan(stripe).effect);
-        // A declared type of that name shadows it too.
-        assert!(!scan("class Subscription { void f() { Subscription.create(p); } }").effect);
-    }
-
-    #[test]
-    fn package_filter() {
-        assert!(in_package("com.a.B", &Some("com.a".into())));
-        assert!(in_package("com.a.B.C", &Some("com.a".into())));
-        assert!(!in_package("com.ab.B", &Some("com.a".into())));
-        assert!(!in_package("java.util.List", &Some("com.a".into())));
-        assert!(in_package("java.util.List", &None));
-    }
-}
+#[path = "scan_tests.rs"]
+mod tests;
