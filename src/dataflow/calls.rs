@@ -196,8 +196,9 @@ impl Cx<'_> {
                 self.carry_parts(&from, &place);
             }
         }
-        if c.args.is_empty()
-            && let Some(p) = self.place_of_call(c)
+        // A getter, or a read of a durable store (`ctx.getAttribute(KEY)`), of what this
+        // method stored there.
+        if let Some(p) = self.place_of_call(c)
             && let Some(t) = self.env.get(&p)
         {
             return t.clone();

@@ -330,8 +330,29 @@ impl<'p> Cx<'p> {
             }
             Expr::Field(r, n, _) if matches!(**r, Expr::This(_)) => Some(Place::this(n)),
             Expr::Call(c) => self.place_of_call(c),
+            Expr::Op(..) => self.element_place(e),
             _ => None,
         }
+    }
+
+    /// An element of a local array at a literal index (`key[0]`, the holder a lambda fills):
+    /// a place of its own.
+    pub(super) fn element_place(&self, e: &Expr) -> Option<Place> {
+        let Expr::Op(parts, _) = e.peel() else {
+            return None;
+        };
+        let [Expr::Name(a, _), Expr::Lit(i, _)] = parts.as_slice() else {
+            return None;
+        };
+        if !self.is_local(a)
+            || !self
+                .types
+                .get(a.as_str())
+                .is_some_and(|t| t.ends_with("[]"))
+        {
+            return None;
+        }
+        Some(Place::prop(Place::local(a), &format!("[{i}]")))
     }
 
     pub(super) fn place_of_call(&self, c: &Call) -> Option<Place> {

@@ -77,6 +77,11 @@ impl Cx<'_> {
                         }
                     }
                     other => {
+                        // `key[0] = …` on a local array: that element.
+                        if let Some(p) = self.element_place(other) {
+                            self.assign_place(p, v.clone(), replace, None);
+                            return v;
+                        }
                         // Array element: the array holds the value.
                         if let Expr::Op(parts, _) = other
                             && let Some(p) = parts.first().and_then(|x| self.place_of(x))
@@ -118,6 +123,12 @@ impl Cx<'_> {
             }
             Expr::Cast(_, x, _) => self.eval(x),
             Expr::Op(xs, _) => {
+                // `key[0]`: the element, once one was written.
+                if let Some(p) = self.element_place(e)
+                    && let Some(t) = self.env.get(&p)
+                {
+                    return t.clone();
+                }
                 let mut t = Taint::new();
                 for x in xs {
                     union(&mut t, &self.eval(x));

@@ -22,7 +22,7 @@ impl Cx<'_> {
         self.first_attempt_vars.remove(name);
         let Some(e) = init else { return };
         if let Some(p) = self.place_of(e)
-            && self.is_durable(&p)
+            && (self.is_durable(&p) || self.outer_holder(&p).is_some())
         {
             self.read_place.insert(name.to_string(), p);
         }
@@ -219,6 +219,28 @@ impl Cx<'_> {
                     .filter(|_| stored_local)
                     .cloned()
             });
+            // A holder the method declared around the code that fills it (`String[] key = new
+            // String[1]` or an `AtomicReference` made before a `RetryTemplate` callback): the
+            // value is made once per holder, so per-attempt only for a region that makes the
+            // holder anew (see `reach::covers`).
+            let outer = (!stored_durably)
+                .then(|| {
+                    std::iter::once(&k)
+                        .chain(read.as_ref())
+                        .chain(matching.iter().map(|st| &st.place))
+                        .find_map(|p| self.outer_holder(p))
+                })
+                .flatten();
+            if let Some(d) = outer {
+                let held = self.held_in(&fresh, d);
+                for v in absent.values_mut() {
+                    if v.iter().any(|o| fresh.contains(o)) {
+                        v.retain(|o| !fresh.contains(o));
+                        union(v, &held);
+                    }
+                }
+                continue;
+            }
             if stored_durably {
                 absent.insert(k.clone(), before.get(&k).cloned().unwrap_or_default());
                 // Into an object the caller hands over: stable only where the caller hands the
@@ -254,6 +276,38 @@ impl Cx<'_> {
                 });
             }
         }
+    }
+
+    /// The scope that declares the local a place is rooted at, when it encloses the current
+    /// scope without being it: a holder made before the code that runs now (a lambda, a loop
+    /// body), which keeps what that code stores across its runs. Parameters are not holders
+    /// of this kind (a parameter object is durable, see `is_durable`).
+    pub(super) fn outer_holder(&self, place: &Place) -> Option<ScopeId> {
+        let Place::Local(n) = place.root() else {
+            return None;
+        };
+        if self.method.params.iter().any(|p| p.name == *n) {
+            return None;
+        }
+        let d = *self.decl_scope.get(n.as_str())?;
+        if d == self.cur_scope {
+            return None;
+        }
+        self.method.scope_within(self.cur_scope, &[d]).then_some(d)
+    }
+
+    /// Copies of the sources in `fresh`, each generated once per holder declared in scope `d`.
+    fn held_in(&mut self, fresh: &Taint, d: ScopeId) -> Taint {
+        let mut out = Taint::new();
+        for o in fresh {
+            let Origin::Fresh(i) = o else { continue };
+            let mut site = self.out.sources[*i as usize].clone();
+            site.holder_decl = Some(d);
+            let j = self.out.sources.len() as u32;
+            self.out.sources.push(site);
+            out.insert(Origin::Fresh(j));
+        }
+        out
     }
 
     /// The sources of the events `drop_store_events` would drop are generated once per object

@@ -216,6 +216,23 @@ pub struct Method {
 }
 
 impl Method {
+    /// Is scope `s` inside one of `roots` (or one of them)?
+    pub fn scope_within(&self, s: ScopeId, roots: &[ScopeId]) -> bool {
+        let mut cur = Some(s);
+        let mut guard = 0;
+        while let Some(x) = cur {
+            if roots.contains(&x) {
+                return true;
+            }
+            cur = self.scopes.get(x as usize).and_then(|sc| sc.parent);
+            guard += 1;
+            if guard > self.scopes.len() {
+                return false;
+            }
+        }
+        false
+    }
+
     /// The method's body; `None` for an abstract, interface or native method. Every reader of a
     /// body goes through here, so that bodies can be stored apart from the declarations.
     pub fn body(&self) -> Option<&Block> {

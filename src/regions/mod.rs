@@ -158,19 +158,7 @@ impl Region {
 
 /// Is scope `s` of `m` inside one of `roots` (or one of them)?
 pub fn scope_within(m: &Method, s: ScopeId, roots: &[ScopeId]) -> bool {
-    let mut cur = Some(s);
-    let mut guard = 0;
-    while let Some(x) = cur {
-        if roots.contains(&x) {
-            return true;
-        }
-        cur = m.scopes.get(x as usize).and_then(|sc| sc.parent);
-        guard += 1;
-        if guard > m.scopes.len() {
-            return false;
-        }
-    }
-    false
+    m.scope_within(s, roots)
 }
 
 /// Methods whose whole body runs inside the region: the region's own whole methods and every
