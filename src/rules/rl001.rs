@@ -19,7 +19,16 @@ declare_rule! {
     /// `@Builder.Default` field that a Lombok builder chain leaves unset
     /// (`TransferRequest.builder().amount(a).build()`), or in a fallback of a helper or
     /// constructor (`key != null ? key : UUID…`) — reported where the call can take the
-    /// fallback (`null`, a field, a getter), not where every call passes a key.
+    /// fallback (`null`, a field, a getter), not where every call passes a key. Constructors are
+    /// followed through `this(…)` and `super(…)`, and `new` runs the field initializers of the
+    /// superclasses too (an abstract base event with `eventId = UUID.randomUUID()`). A call runs
+    /// the most specific method: an override in the receiver's class, a record's component
+    /// accessor over an interface default.
+    ///
+    /// A function kept in a field is evaluated where it is called: `ids.get()` on a
+    /// `Supplier<UUID> ids` set to `UUID::randomUUID` — by the field's initializer, a
+    /// constructor, or a `@Bean` method returning `Supplier<UUID>` that the container injects —
+    /// is a new value on every attempt that calls it, though the field was set once.
     ///
     /// ## Example
     /// ```java
@@ -45,8 +54,10 @@ declare_rule! {
     /// place the guard reads, a place that outlives the attempt: a field of the request object
     /// the retry re-sends, a setter of the retried method's parameter, an entity saved before the
     /// sink outside the attempt's transaction (a save the attempt's own `@Transactional` rolls
-    /// back does not count; one through a `REQUIRES_NEW` method does), a map or `AtomicReference` created before the region (`computeIfAbsent`,
-    /// `putIfAbsent`, `updateAndGet(v -> v != null ? v : …)`), the `RetryContext`
+    /// back does not count; one through a `REQUIRES_NEW` method does), a map, `AtomicReference`,
+    /// one-element array or other holder created before the region (`computeIfAbsent`,
+    /// `putIfAbsent`, `updateAndGet(v -> v != null ? v : …)`, or `if (ref.get() == null)
+    /// ref.set(UUID…)` in a `RetryTemplate` callback that captures `ref`), the `RetryContext`
     /// (`setAttribute` on the first attempt, `computeAttribute`), Temporal heartbeat details read
     /// back with `getHeartbeatDetails`, a row the database keeps the first key of (a repository
     /// `@Query` that inserts the key only with a new row: `INSERT … ON CONFLICT DO NOTHING`,
