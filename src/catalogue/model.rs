@@ -188,6 +188,12 @@ impl Model for Catalogue {
         self.sources.counter_methods.iter().any(|m| m == method)
     }
 
+    fn counter_update(&self, method: &str) -> Option<&[String]> {
+        (self.sources.counter_updates.iter())
+            .find(|(updates, _)| updates.iter().any(|m| m == method))
+            .map(|(_, increments)| &increments[..])
+    }
+
     fn recursion_row(&self) -> Option<&str> {
         self.regions.recursion.first().map(|r| r.id.as_str())
     }

@@ -221,6 +221,13 @@ row!(HeldFunction, |r| format!(
     few(&r.annotations)
 ));
 row!(MethodNames, |r| few(&r.methods));
+row!(CounterRow, |r| {
+    if r.updates.is_empty() {
+        few(&r.methods)
+    } else {
+        format!("{} by {}", few(&r.updates), few(&r.increments))
+    }
+});
 row!(SinkMethod, |r| format!(
     "argument {} of {}",
     r.arg,
