@@ -318,7 +318,8 @@ impl Model for Catalogue {
             Some(Holds::BodyFields) => KeyField::BodyField,
             // HTTP header names are written with `-`; field names are not.
             None if entry && !name.contains('-') => KeyField::BodyField,
-            None => KeyField::Header,
+            Some(Holds::Maps) if !name.contains('-') => KeyField::BodyField,
+            None | Some(Holds::Maps) => KeyField::Header,
         };
         // An alert's key is known by its name's row (RL005 asks), other keys by the setter's.
         let row = match h.names.alert_row(&name) {

@@ -260,6 +260,7 @@ row!(KeyContainer, |r| {
         Holds::Headers => "headers",
         Holds::BodyFields => "body fields",
         Holds::NoKeys => "no keys",
+        Holds::Maps => "headers or body fields, by their names",
     };
     format!("entries of {} are {holds}", few(&r.classes))
 });

@@ -606,6 +606,10 @@ pub enum Holds {
     BodyFields,
     /// Nothing sent to a deduplicating system: a logging context, tracing attributes.
     NoKeys,
+    /// General-purpose maps (`Map`, `MultiValueMap`), which hold a form or JSON body as often
+    /// as headers: a name written the way HTTP headers are, with `-`, is a header; any other
+    /// (`idempotency_key`, `idempotencyKey`) a body field.
+    Maps,
 }
 
 /// Methods on any receiver whose argument `arg` is the key.
