@@ -39,18 +39,19 @@ declare_rule! {
     ///   exception the method declares: by default those aspects run *inside* the retry, so the
     ///   fallback turns every failure into a normal return before the retry sees it (unless
     ///   `application.yml` or `.properties` orders the aspects otherwise, e.g.
-    ///   `resilience4j.retry.retry-aspect-order`); a fallback typed `CallNotPermittedException`
-    ///   leaves the retry live, and so does a fallback that throws (`throw new
-    ///   PayoutFailedException("…", t)` in its body, or in a method on `this` it calls, hands
-    ///   failures on to the retry) — unless the application's settings list the exceptions the
+    ///   `resilience4j.retry.retry-aspect-order`, in the run the settings make: an order set
+    ///   only for a profile counts when `spring.profiles.active` or `include` switches it on);
+    ///   a fallback typed `CallNotPermittedException` leaves the retry live, and so does a
+    ///   fallback that throws (`throw new PayoutFailedException("…", t)` in its body, or in a
+    ///   method on `this` it calls, hands failures on to the retry) — unless the application's settings list the exceptions the
     ///   retry retries and the fallback throws none of them: the instance's `retry-exceptions`
     ///   (else those of its `base-config`, else of `configs.default`; a listed class counts with
     ///   its subclasses) and `ignore-exceptions`, from `application.yml` or `.properties`. A
     ///   thrown class is placed only when its superclasses outside the project are JDK classes
     ///   retrylint knows (`RuntimeException`, `IllegalStateException`, …); any other may be
     ///   retried, and so may everything when the list comes from a placeholder without a default
-    ///   or a `retry-exception-predicate` decides in code, or in an application (or with no profile
-    ///   switched on) that lists nothing;
+    ///   or a `retry-exception-predicate` decides in code, or in an application (or with only
+    ///   the profiles its settings switch on) that lists nothing;
     /// - Resilience4j `@TimeLimiter` on a method that returns neither a `CompletionStage` nor a
     ///   reactive type: it fails every call before the body runs.
     ///

@@ -179,10 +179,23 @@ impl Modules {
             .collect()
     }
 
+    /// [`Self::setting`] as the applications run by their settings files alone: a value set
+    /// only for a profile (`application-chaos.yml`, a `---` document with
+    /// `spring.config.activate.on-profile`) counts only when the settings switch it on.
+    pub fn default_run_setting(&self, file: u32, key: &str) -> Vec<&str> {
+        let own = self.module_of(file);
+        let key = super::app_settings::normalize_key(key);
+        (0..self.settings.len())
+            .filter(|m| *m as u32 == own || self.visible.get(*m).is_some_and(|v| v.contains(&own)))
+            .filter_map(|m| self.settings[m].base.get(&key).map(String::as_str))
+            .collect()
+    }
+
     /// The setups that decide how the code of file `file` behaves: of each module that runs it
     /// (its own, or one that depends on it) and sets some key under `prefix`
     /// (`resilience4j.retry`) in any of its settings files, the settings with every profile
-    /// switched on and, when they differ, the settings with none — in module order.
+    /// switched on and, when they differ, those of the run its settings files make (only the
+    /// profiles they switch on) — in module order.
     pub fn settings_under(&self, file: u32, prefix: &str) -> Vec<&BTreeMap<String, String>> {
         let own = self.module_of(file);
         let prefix = format!("{}.", super::app_settings::normalize_key(prefix));
