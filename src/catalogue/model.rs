@@ -748,7 +748,10 @@ impl Catalogue {
                 .annotation
                 .iter()
                 .filter(|r| r.report_dead)
-                .flat_map(|r| r.annotations.iter().chain(&r.enabled_by))
+                .flat_map(|r| {
+                    let imported = r.enabled_by_import.iter().flat_map(|i| &i.classes);
+                    r.annotations.iter().chain(&r.enabled_by).chain(imported)
+                })
                 .collect(),
             key_classes: sinks.constructor.iter().flat_map(|c| &c.classes).collect(),
             header_names: &sinks.headers.names.words,

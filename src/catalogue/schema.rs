@@ -344,6 +344,11 @@ pub struct AnnotationRegion {
     /// a starter that enables itself.
     #[serde(default)]
     pub enabled_by: Vec<String>,
+    /// Configuration classes of the framework whose import (`@Import(RetryConfiguration.class)`
+    /// on a class) switches it on as `enabled_by` does: what the enabling annotation itself
+    /// imports.
+    #[serde(default)]
+    pub enabled_by_import: Option<ImportEnabler>,
     /// Applied through a Spring-AOP proxy: a private or static method is never intercepted.
     #[serde(default)]
     pub proxied: bool,
@@ -497,6 +502,16 @@ pub struct OperatorArgs {
     pub class: Option<String>,
     pub method: String,
     pub args: Vec<usize>,
+}
+
+/// An annotation that imports configuration classes (`annotation`, Spring's `@Import`, whose
+/// class literals name them) and the framework's configuration `classes` whose import enables
+/// the framework.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportEnabler {
+    pub annotation: String,
+    pub classes: Vec<String>,
 }
 
 /// A row that is a list of method names.

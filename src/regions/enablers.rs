@@ -63,6 +63,22 @@ impl<'a> Enablers<'a> {
         for e in cat.regions.annotation.iter().flat_map(|r| &r.enabled_by) {
             files.entry(e.clone()).or_default();
         }
+        // `@Import(RetryConfiguration.class)`: the importing annotation, and the configuration
+        // classes whose import enables, each listed under its own name.
+        let importers: Vec<&str> = (cat.regions.annotation.iter())
+            .filter_map(|r| r.enabled_by_import.as_ref())
+            .map(|i| i.annotation.as_str())
+            .collect();
+        for i in cat
+            .regions
+            .annotation
+            .iter()
+            .filter_map(|r| r.enabled_by_import.as_ref())
+        {
+            for c in &i.classes {
+                files.entry(c.clone()).or_default();
+            }
+        }
         if files.is_empty() {
             return Enablers {
                 files,
@@ -74,6 +90,22 @@ impl<'a> Enablers<'a> {
         for (fi, f) in project.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
                 for a in &c.annotations {
+                    if importers.iter().any(|i| simple(i) == simple(&a.name)) {
+                        let t = project.resolve_type(fi as u32, Some(ci), &a.name);
+                        if importers.iter().any(|i| project.type_is(&t, i)) {
+                            for ty in a.args.iter().flat_map(|(_, v)| class_literals(v)) {
+                                if !files.keys().any(|e| simple(e) == simple(ty)) {
+                                    continue;
+                                }
+                                let t = project.resolve_type(fi as u32, Some(ci), ty);
+                                for (e, at) in files.iter_mut() {
+                                    if project.type_is(&t, e) && at.last() != Some(&(fi as u32)) {
+                                        at.push(fi as u32);
+                                    }
+                                }
+                            }
+                        }
+                    }
                     // Resolved only when its simple name is an enabler's (a lookup is a
                     // dependency the prefilter would follow).
                     if !files.keys().any(|e| simple(e) == simple(&a.name)) {
@@ -156,9 +188,9 @@ impl<'a> Enablers<'a> {
         if r.enabled_by.is_empty() {
             return Ok(());
         }
-        let files: Vec<u32> = r
-            .enabled_by
-            .iter()
+        let imported = r.enabled_by_import.iter().flat_map(|i| &i.classes);
+        let files: Vec<u32> = (r.enabled_by.iter())
+            .chain(imported)
             .filter_map(|e| self.files.get(e))
             .flatten()
             .copied()
@@ -174,6 +206,18 @@ impl<'a> Enablers<'a> {
         } else {
             Err(simple(&r.enabled_by[0]).to_string())
         }
+    }
+}
+
+/// The types named by the class literals of an annotation value (`X.class`, `{X.class, Y.class}`).
+fn class_literals(v: &Expr) -> Vec<&str> {
+    match v.peel() {
+        Expr::Field(ty, f, _) if f == "class" => match ty.peel() {
+            Expr::Name(n, _) => vec![n.as_str()],
+            _ => Vec::new(),
+        },
+        Expr::Op(items, _) => items.iter().flat_map(class_literals).collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -9,7 +9,7 @@ declare_rule! {
     /// Finds a retry annotation that can never fire, so the method it is written on runs once:
     /// - Spring Retry's `@Retryable` in an application with no `@EnableRetry` (Spring Framework
     ///   7's `@Retryable` with no `@EnableResilientMethods`) on one of its configuration classes,
-    ///   while other applications of the repository have one. The application is the build
+    ///   nor an `@Import` of the configuration class it imports (`RetryConfiguration`), while other applications of the repository have one. The application is the build
     ///   module holding the class (the nearest directory with `pom.xml`, `build.gradle` or
     ///   `build.gradle.kts`) and the project modules its build file depends on; code in a
     ///   library module runs in the modules that depend on it, and is live when one of them
