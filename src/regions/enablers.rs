@@ -178,7 +178,11 @@ impl<'a> Enablers<'a> {
     /// its framework, a dependency is assumed to. Where some do, the code runs enabled in a
     /// module that uses it — its own build module, or one whose build depends on it (the
     /// applications a library module runs in) — that sees an enabling class in itself or a
-    /// module it depends on. `Err` names the missing enabler.
+    /// module it depends on. Tests are not the application: for code of the main sources, an
+    /// enabling class in test sources (a `@TestConfiguration`) or reached only through a
+    /// dependency for tests (`testImplementation`, `<scope>test</scope>`) does not count; for
+    /// code of test sources, those of its own module's tests and test dependencies do too.
+    /// `Err` names the missing enabler.
     pub(super) fn enabled(
         &self,
         project: &Project,
@@ -196,12 +200,23 @@ impl<'a> Enablers<'a> {
             .copied()
             .collect();
         let modules = project.modules();
-        if files.is_empty()
-            || modules
-                .users(file)
-                .iter()
-                .any(|a| files.iter().any(|f| modules.module_sees(*a, *f)))
-        {
+        let test = |f: u32| crate::workspace::scan::test_source(&project.files[f as usize].path);
+        let enabled = if test(file) {
+            // A test runs in its own module, with its tests' classpath.
+            let own = modules.module_of(file);
+            files.is_empty()
+                || files.iter().any(|f| {
+                    modules.module_sees(own, *f) && (!test(*f) || modules.module_of(*f) == own)
+                })
+        } else {
+            let main: Vec<u32> = files.iter().copied().filter(|f| !test(*f)).collect();
+            main.is_empty()
+                || modules
+                    .users_main(file)
+                    .iter()
+                    .any(|a| main.iter().any(|f| modules.module_sees_main(*a, *f)))
+        };
+        if enabled {
             Ok(())
         } else {
             Err(simple(&r.enabled_by[0]).to_string())

@@ -9,11 +9,15 @@ declare_rule! {
     /// Finds a retry annotation that can never fire, so the method it is written on runs once:
     /// - Spring Retry's `@Retryable` in an application with no `@EnableRetry` (Spring Framework
     ///   7's `@Retryable` with no `@EnableResilientMethods`) on one of its configuration classes,
-    ///   nor an `@Import` of the configuration class it imports (`RetryConfiguration`), while other applications of the repository have one. The application is the build
-    ///   module holding the class (the nearest directory with `pom.xml`, `build.gradle` or
+    ///   nor an `@Import` of the configuration class it imports (`RetryConfiguration`), while
+    ///   other applications of the repository have one. The application is the build module
+    ///   holding the class (the nearest directory with `pom.xml`, `build.gradle` or
     ///   `build.gradle.kts`) and the project modules its build file depends on; code in a
     ///   library module runs in the modules that depend on it, and is live when one of them
-    ///   enables the framework (a module nothing in the scan uses is its own application);
+    ///   enables the framework (a module nothing in the scan uses is its own application). A
+    ///   test configuration does not enable the application: one in test sources, or in a
+    ///   module depended on for tests only (`testImplementation`, `<scope>test</scope>`),
+    ///   enables the test sources of its module alone;
     /// - a retry annotation on a `private` or `static` method: the proxy that applies it never
     ///   intercepts such a method;
     /// - a retry annotation on a protected or package-private method whose only callers are
