@@ -60,3 +60,17 @@ fn map_entries_of_a_body_are_body_fields_and_headers_are_headers() {
         "{all:?}"
     );
 }
+
+#[test]
+fn a_form_in_a_general_map_holds_body_fields_and_a_header_map_headers() {
+    let all = sink_messages("fixtures/sinks/key_names");
+    let has = |line: u64, text: &str| {
+        all.iter()
+            .any(|(f, l, m)| f == "FormBodyFields.java" && *l == line && m.ends_with(text))
+    };
+    // `form.add("idempotency_key", …)` into the body of an `HttpEntity`: a body field.
+    assert!(has(32, "body field `idempotency_key`"), "{all:?}");
+    assert!(has(43, "body field `idempotencyKey`"), "{all:?}");
+    // A `MultiValueMap` of headers, its name written as a header's.
+    assert!(has(51, "the `Idempotency-Key` header"), "{all:?}");
+}

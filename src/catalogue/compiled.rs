@@ -168,6 +168,8 @@ pub struct Sources {
     pub source: Vec<SourceRow>,
     /// The methods of every `[[sources.counter]]` row.
     pub counter_methods: Vec<String>,
+    /// The `updates` of every `[[sources.counter]]` row, with the row's `increments`.
+    pub counter_updates: Vec<(Vec<String>, Vec<String>)>,
     pub parameter: Vec<ParameterSource>,
     pub factory: Vec<Factory>,
     pub generic: Vec<GenericMethod>,
@@ -627,7 +629,11 @@ impl Catalogue {
             regions,
             sources: Sources {
                 source: s.source,
-                counter_methods: methods(s.counter),
+                counter_methods: s.counter.iter().flat_map(|r| r.methods.clone()).collect(),
+                counter_updates: (s.counter.into_iter())
+                    .filter(|r| !r.updates.is_empty())
+                    .map(|r| (r.updates, r.increments))
+                    .collect(),
                 parameter: s.parameter,
                 factory: s.factory,
                 generic: s.generic,

@@ -188,6 +188,12 @@ impl Model for Catalogue {
         self.sources.counter_methods.iter().any(|m| m == method)
     }
 
+    fn counter_update(&self, method: &str) -> Option<&[String]> {
+        (self.sources.counter_updates.iter())
+            .find(|(updates, _)| updates.iter().any(|m| m == method))
+            .map(|(_, increments)| &increments[..])
+    }
+
     fn recursion_row(&self) -> Option<&str> {
         self.regions.recursion.first().map(|r| r.id.as_str())
     }
@@ -312,7 +318,8 @@ impl Model for Catalogue {
             Some(Holds::BodyFields) => KeyField::BodyField,
             // HTTP header names are written with `-`; field names are not.
             None if entry && !name.contains('-') => KeyField::BodyField,
-            None => KeyField::Header,
+            Some(Holds::Maps) if !name.contains('-') => KeyField::BodyField,
+            None | Some(Holds::Maps) => KeyField::Header,
         };
         // An alert's key is known by its name's row (RL005 asks), other keys by the setter's.
         let row = match h.names.alert_row(&name) {
@@ -741,7 +748,10 @@ impl Catalogue {
                 .annotation
                 .iter()
                 .filter(|r| r.report_dead)
-                .flat_map(|r| r.annotations.iter().chain(&r.enabled_by))
+                .flat_map(|r| {
+                    let imported = r.enabled_by_import.iter().flat_map(|i| &i.classes);
+                    r.annotations.iter().chain(&r.enabled_by).chain(imported)
+                })
                 .collect(),
             key_classes: sinks.constructor.iter().flat_map(|c| &c.classes).collect(),
             header_names: &sinks.headers.names.words,

@@ -221,6 +221,13 @@ row!(HeldFunction, |r| format!(
     few(&r.annotations)
 ));
 row!(MethodNames, |r| few(&r.methods));
+row!(CounterRow, |r| {
+    if r.updates.is_empty() {
+        few(&r.methods)
+    } else {
+        format!("{} by {}", few(&r.updates), few(&r.increments))
+    }
+});
 row!(SinkMethod, |r| format!(
     "argument {} of {}",
     r.arg,
@@ -253,6 +260,7 @@ row!(KeyContainer, |r| {
         Holds::Headers => "headers",
         Holds::BodyFields => "body fields",
         Holds::NoKeys => "no keys",
+        Holds::Maps => "headers or body fields, by their names",
     };
     format!("entries of {} are {holds}", few(&r.classes))
 });

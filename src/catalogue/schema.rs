@@ -344,6 +344,11 @@ pub struct AnnotationRegion {
     /// a starter that enables itself.
     #[serde(default)]
     pub enabled_by: Vec<String>,
+    /// Configuration classes of the framework whose import (`@Import(RetryConfiguration.class)`
+    /// on a class) switches it on as `enabled_by` does: what the enabling annotation itself
+    /// imports.
+    #[serde(default)]
+    pub enabled_by_import: Option<ImportEnabler>,
     /// Applied through a Spring-AOP proxy: a private or static method is never intercepted.
     #[serde(default)]
     pub proxied: bool,
@@ -499,6 +504,16 @@ pub struct OperatorArgs {
     pub args: Vec<usize>,
 }
 
+/// An annotation that imports configuration classes (`annotation`, Spring's `@Import`, whose
+/// class literals name them) and the framework's configuration `classes` whose import enables
+/// the framework.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportEnabler {
+    pub annotation: String,
+    pub classes: Vec<String>,
+}
+
 /// A row that is a list of method names.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -606,6 +621,10 @@ pub enum Holds {
     BodyFields,
     /// Nothing sent to a deduplicating system: a logging context, tracing attributes.
     NoKeys,
+    /// General-purpose maps (`Map`, `MultiValueMap`), which hold a form or JSON body as often
+    /// as headers: a name written the way HTTP headers are, with `-`, is a header; any other
+    /// (`idempotency_key`, `idempotencyKey`) a body field.
+    Maps,
 }
 
 /// Methods on any receiver whose argument `arg` is the key.

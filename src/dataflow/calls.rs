@@ -154,9 +154,10 @@ impl Cx<'_> {
         c: &Call,
         (recv_is_type, recv_t, args): (bool, Taint, Vec<Taint>),
     ) -> Taint {
-        if self.model.is_counter_increment(&c.name)
-            && let Some(place) = c.recv.as_ref().and_then(|r| self.counter_place(r))
-        {
+        let increments = self.model.is_counter_increment(&c.name)
+            || (self.model.counter_update(&c.name))
+                .is_some_and(|sums| c.args.last().is_some_and(|f| self.increments(f, sums)));
+        if increments && let Some(place) = c.recv.as_ref().and_then(|r| self.counter_place(r)) {
             let label = format!("{}.{}()", place.variable_name().unwrap_or_default(), c.name);
             return self.counter(&place, c.span, label);
         }

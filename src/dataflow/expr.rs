@@ -34,8 +34,8 @@ impl Cx<'_> {
             Expr::Lambda(l) => self.eval_lambda(l, &Taint::new(), &[]),
             Expr::MethodRef(m) => self.eval_method_ref(m),
             Expr::Assign(a) => {
-                if is_increment(a)
-                    && let Some(place) = self.counter_place(&a.target)
+                if let Some(place) = self.counter_place(&a.target)
+                    && (is_increment(a) || self.adds_to_itself(a, &place))
                 {
                     self.eval(&a.value);
                     let label = format!("counter `{}`", place.variable_name().unwrap_or_default());
@@ -202,6 +202,49 @@ impl Cx<'_> {
             Expr::Op(parts, _) if parts.len() == 2 => self.counter_place(&parts[0]),
             _ => None,
         }
+    }
+
+    /// A function that increments what it is given: a lambda that adds to or subtracts from
+    /// one of its parameters (`v -> v + 1`, `(a, b) -> a + b`, `v -> { return v - 1; }`) or a
+    /// method reference among `sums` (`Integer::sum`, `Math::addExact`).
+    pub(super) fn increments(&self, f: &Expr, sums: &[String]) -> bool {
+        match f.peel() {
+            Expr::MethodRef(m) => {
+                let owner = m.recv.dotted().unwrap_or_default();
+                let owner = owner.rsplit('.').next().unwrap_or_default();
+                sums.iter()
+                    .any(|s| s.split_once("::") == Some((owner, m.name.as_str())))
+            }
+            Expr::Lambda(l) => {
+                let params = &self.method.scopes[l.scope as usize].params;
+                let body = match &l.body {
+                    LambdaBody::Expr(e) => Some(e),
+                    LambdaBody::Block(b) => match b.as_slice() {
+                        [Stmt::Return(Some(e), _)] => Some(e),
+                        _ => None,
+                    },
+                };
+                let is_param = |e: &Expr| matches!(e.peel(), Expr::Name(n, _) if params.iter().any(|(p, _)| p == n));
+                body.is_some_and(|e| {
+                    matches!(e.peel(), Expr::Binary(b)
+                        if b.op == "+" && (is_param(&b.left) || is_param(&b.right))
+                            || b.op == "-" && is_param(&b.left))
+                })
+            }
+            _ => false,
+        }
+    }
+
+    /// `this.n = this.n + k`, `n = k + n`, `this.n = n - k`: an assignment of the variable
+    /// plus or minus something, however the variable is written on each side.
+    fn adds_to_itself(&self, a: &Assign, place: &Place) -> bool {
+        let same = |e: &Expr| {
+            matches!(e.peel(), Expr::Name(..) | Expr::Field(..))
+                && self.counter_place(e).as_ref() == Some(place)
+        };
+        a.op == "="
+            && matches!(a.value.peel(), Expr::Binary(b)
+                if b.op == "+" && (same(&b.left) || same(&b.right)) || b.op == "-" && same(&b.left))
     }
 
     /// `n++`, `n += k`, `n = n + k`, `counter.incrementAndGet()` on a place declared outside

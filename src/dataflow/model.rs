@@ -211,6 +211,12 @@ pub trait Model: Factories + Sync {
     fn parameter_source(&self, annotations: &[AnnotationUse<'_>]) -> Option<SourceMatch<'_>>;
     /// A method that increments a counter object and returns the new count.
     fn is_counter_increment(&self, method: &str) -> bool;
+    /// `updateAndGet(f)`, `accumulateAndGet(x, f)`: a call on a counter object that increments
+    /// it when its last argument, a function, does; with the method references that do
+    /// (`Integer::sum`).
+    fn counter_update(&self, _method: &str) -> Option<&[String]> {
+        None
+    }
     /// Recursive retries: the row that makes a method calling itself from its failure path a
     /// retry (its stepped parameters are attempt counters), and whether an operator's function
     /// arguments run only on failure.

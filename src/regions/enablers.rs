@@ -63,6 +63,22 @@ impl<'a> Enablers<'a> {
         for e in cat.regions.annotation.iter().flat_map(|r| &r.enabled_by) {
             files.entry(e.clone()).or_default();
         }
+        // `@Import(RetryConfiguration.class)`: the importing annotation, and the configuration
+        // classes whose import enables, each listed under its own name.
+        let importers: Vec<&str> = (cat.regions.annotation.iter())
+            .filter_map(|r| r.enabled_by_import.as_ref())
+            .map(|i| i.annotation.as_str())
+            .collect();
+        for i in cat
+            .regions
+            .annotation
+            .iter()
+            .filter_map(|r| r.enabled_by_import.as_ref())
+        {
+            for c in &i.classes {
+                files.entry(c.clone()).or_default();
+            }
+        }
         if files.is_empty() {
             return Enablers {
                 files,
@@ -74,6 +90,22 @@ impl<'a> Enablers<'a> {
         for (fi, f) in project.files.iter().enumerate() {
             for (ci, c) in f.facts.classes.iter().enumerate() {
                 for a in &c.annotations {
+                    if importers.iter().any(|i| simple(i) == simple(&a.name)) {
+                        let t = project.resolve_type(fi as u32, Some(ci), &a.name);
+                        if importers.iter().any(|i| project.type_is(&t, i)) {
+                            for ty in a.args.iter().flat_map(|(_, v)| class_literals(v)) {
+                                if !files.keys().any(|e| simple(e) == simple(ty)) {
+                                    continue;
+                                }
+                                let t = project.resolve_type(fi as u32, Some(ci), ty);
+                                for (e, at) in files.iter_mut() {
+                                    if project.type_is(&t, e) && at.last() != Some(&(fi as u32)) {
+                                        at.push(fi as u32);
+                                    }
+                                }
+                            }
+                        }
+                    }
                     // Resolved only when its simple name is an enabler's (a lookup is a
                     // dependency the prefilter would follow).
                     if !files.keys().any(|e| simple(e) == simple(&a.name)) {
@@ -146,7 +178,11 @@ impl<'a> Enablers<'a> {
     /// its framework, a dependency is assumed to. Where some do, the code runs enabled in a
     /// module that uses it — its own build module, or one whose build depends on it (the
     /// applications a library module runs in) — that sees an enabling class in itself or a
-    /// module it depends on. `Err` names the missing enabler.
+    /// module it depends on. Tests are not the application: for code of the main sources, an
+    /// enabling class in test sources (a `@TestConfiguration`) or reached only through a
+    /// dependency for tests (`testImplementation`, `<scope>test</scope>`) does not count; for
+    /// code of test sources, those of its own module's tests and test dependencies do too.
+    /// `Err` names the missing enabler.
     pub(super) fn enabled(
         &self,
         project: &Project,
@@ -156,24 +192,47 @@ impl<'a> Enablers<'a> {
         if r.enabled_by.is_empty() {
             return Ok(());
         }
-        let files: Vec<u32> = r
-            .enabled_by
-            .iter()
+        let imported = r.enabled_by_import.iter().flat_map(|i| &i.classes);
+        let files: Vec<u32> = (r.enabled_by.iter())
+            .chain(imported)
             .filter_map(|e| self.files.get(e))
             .flatten()
             .copied()
             .collect();
         let modules = project.modules();
-        if files.is_empty()
-            || modules
-                .users(file)
-                .iter()
-                .any(|a| files.iter().any(|f| modules.module_sees(*a, *f)))
-        {
+        let test = |f: u32| crate::workspace::scan::test_source(&project.files[f as usize].path);
+        let enabled = if test(file) {
+            // A test runs in its own module, with its tests' classpath.
+            let own = modules.module_of(file);
+            files.is_empty()
+                || files.iter().any(|f| {
+                    modules.module_sees(own, *f) && (!test(*f) || modules.module_of(*f) == own)
+                })
+        } else {
+            let main: Vec<u32> = files.iter().copied().filter(|f| !test(*f)).collect();
+            main.is_empty()
+                || modules
+                    .users_main(file)
+                    .iter()
+                    .any(|a| main.iter().any(|f| modules.module_sees_main(*a, *f)))
+        };
+        if enabled {
             Ok(())
         } else {
             Err(simple(&r.enabled_by[0]).to_string())
         }
+    }
+}
+
+/// The types named by the class literals of an annotation value (`X.class`, `{X.class, Y.class}`).
+fn class_literals(v: &Expr) -> Vec<&str> {
+    match v.peel() {
+        Expr::Field(ty, f, _) if f == "class" => match ty.peel() {
+            Expr::Name(n, _) => vec![n.as_str()],
+            _ => Vec::new(),
+        },
+        Expr::Op(items, _) => items.iter().flat_map(class_literals).collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -767,13 +767,14 @@ fn aspect_reason(
 }
 
 /// An aspect's place in Spring's order for the code of `file`: the application's setting when it
-/// sets one (the first application that does), else the default.
+/// sets one (the first application that does), else the default. A setting of a profile the
+/// settings files do not switch on is not the default run's, and leaves the default order.
 fn order_setting(project: &Project, file: u32, property: Option<&str>, default: i64) -> i64 {
     property
         .and_then(|p| {
             project
                 .modules()
-                .setting(file, p)
+                .default_run_setting(file, p)
                 .into_iter()
                 .find_map(|v| v.trim().parse::<i64>().ok())
         })

@@ -9,11 +9,15 @@ declare_rule! {
     /// Finds a retry annotation that can never fire, so the method it is written on runs once:
     /// - Spring Retry's `@Retryable` in an application with no `@EnableRetry` (Spring Framework
     ///   7's `@Retryable` with no `@EnableResilientMethods`) on one of its configuration classes,
-    ///   while other applications of the repository have one. The application is the build
-    ///   module holding the class (the nearest directory with `pom.xml`, `build.gradle` or
+    ///   nor an `@Import` of the configuration class it imports (`RetryConfiguration`), while
+    ///   other applications of the repository have one. The application is the build module
+    ///   holding the class (the nearest directory with `pom.xml`, `build.gradle` or
     ///   `build.gradle.kts`) and the project modules its build file depends on; code in a
     ///   library module runs in the modules that depend on it, and is live when one of them
-    ///   enables the framework (a module nothing in the scan uses is its own application);
+    ///   enables the framework (a module nothing in the scan uses is its own application). A
+    ///   test configuration does not enable the application: one in test sources, or in a
+    ///   module depended on for tests only (`testImplementation`, `<scope>test</scope>`),
+    ///   enables the test sources of its module alone;
     /// - a retry annotation on a `private` or `static` method: the proxy that applies it never
     ///   intercepts such a method;
     /// - a retry annotation on a protected or package-private method whose only callers are
@@ -39,18 +43,19 @@ declare_rule! {
     ///   exception the method declares: by default those aspects run *inside* the retry, so the
     ///   fallback turns every failure into a normal return before the retry sees it (unless
     ///   `application.yml` or `.properties` orders the aspects otherwise, e.g.
-    ///   `resilience4j.retry.retry-aspect-order`); a fallback typed `CallNotPermittedException`
-    ///   leaves the retry live, and so does a fallback that throws (`throw new
-    ///   PayoutFailedException("…", t)` in its body, or in a method on `this` it calls, hands
-    ///   failures on to the retry) — unless the application's settings list the exceptions the
+    ///   `resilience4j.retry.retry-aspect-order`, in the run the settings make: an order set
+    ///   only for a profile counts when `spring.profiles.active` or `include` switches it on);
+    ///   a fallback typed `CallNotPermittedException` leaves the retry live, and so does a
+    ///   fallback that throws (`throw new PayoutFailedException("…", t)` in its body, or in a
+    ///   method on `this` it calls, hands failures on to the retry) — unless the application's settings list the exceptions the
     ///   retry retries and the fallback throws none of them: the instance's `retry-exceptions`
     ///   (else those of its `base-config`, else of `configs.default`; a listed class counts with
     ///   its subclasses) and `ignore-exceptions`, from `application.yml` or `.properties`. A
     ///   thrown class is placed only when its superclasses outside the project are JDK classes
     ///   retrylint knows (`RuntimeException`, `IllegalStateException`, …); any other may be
     ///   retried, and so may everything when the list comes from a placeholder without a default
-    ///   or a `retry-exception-predicate` decides in code, or in an application (or with no profile
-    ///   switched on) that lists nothing;
+    ///   or a `retry-exception-predicate` decides in code, or in an application (or with only
+    ///   the profiles its settings switch on) that lists nothing;
     /// - Resilience4j `@TimeLimiter` on a method that returns neither a `CompletionStage` nor a
     ///   reactive type: it fails every call before the body runs.
     ///

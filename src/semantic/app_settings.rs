@@ -11,6 +11,7 @@
 //! and so are indexed keys `key[0]=a`; lists of mappings and multi-line scalars are skipped),
 //! which is all such settings need; nothing is evaluated.
 
+use super::app_profiles::{Document, active_profiles, split_documents};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -24,17 +25,19 @@ const SETTINGS_DIRS: &[&str] = &["src/main/resources", "config"];
 /// A module's application settings: normalized key → value as written.
 #[derive(Clone, Debug, Default)]
 pub struct AppSettings {
-    /// Every settings file, read in name order, so a later profile file's value
-    /// (`application-prod.yml`) wins over `application.yml`'s for the same key.
+    /// Every settings document with every profile switched on: the documents that need no
+    /// profile, then those of profile files (`application-prod.yml`) and profile documents
+    /// (`spring.config.activate.on-profile`), whose values win for the same key.
     pub all: BTreeMap<String, String>,
-    /// The files no profile has to switch on (`application.yml`, `application.properties`,
-    /// `quartz.properties`): what the application runs with when no profile is active.
+    /// What the application runs with by its settings files alone: the documents that need no
+    /// profile (`application.yml`, `application.properties`, `quartz.properties`), then those
+    /// of the profiles they switch on (`spring.profiles.active`, see [`super::app_profiles`]).
     pub base: BTreeMap<String, String>,
 }
 
 /// The settings of the module in `dir`.
 pub fn read_settings(dir: &Path) -> AppSettings {
-    let mut out = AppSettings::default();
+    let mut docs: Vec<Document> = Vec::new();
     for sub in SETTINGS_DIRS {
         let at = dir.join(sub);
         // Never through a symbolic link the checkout provides.
@@ -57,22 +60,33 @@ pub fn read_settings(dir: &Path) -> AppSettings {
                 continue;
             };
             let yaml = f.extension().is_some_and(|e| e == "yml" || e == "yaml");
-            let pairs = if yaml {
-                yaml_pairs(&text)
-            } else {
-                properties_pairs(&text)
-            };
+            // `application-chaos.yml`: the documents of profile `chaos`.
             let profile = f
-                .file_name()
+                .file_stem()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("application-"));
-            for (k, v) in pairs {
-                let k = normalize_key(&k);
-                if !profile {
-                    out.base.insert(k.clone(), v.clone());
-                }
-                out.all.insert(k, v);
+                .and_then(|n| n.strip_prefix("application-"))
+                .map(String::from);
+            for part in split_documents(&text, yaml) {
+                let pairs = if yaml {
+                    yaml_pairs(&part)
+                } else {
+                    properties_pairs(&part)
+                };
+                docs.push(Document::new(pairs, profile.clone()));
             }
+        }
+    }
+    let active = active_profiles(&docs);
+    let mut out = AppSettings::default();
+    let (plain, profiled): (Vec<&Document>, Vec<&Document>) =
+        docs.iter().partition(|d| d.unconditional());
+    for d in plain.iter().chain(&profiled) {
+        let default_run = d.holds(&active);
+        for (k, v) in &d.pairs {
+            if default_run {
+                out.base.insert(k.clone(), v.clone());
+            }
+            out.all.insert(k.clone(), v.clone());
         }
     }
     out

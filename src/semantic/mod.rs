@@ -1,6 +1,7 @@
 //! The project model: classes, methods, hierarchy and constants of the scanned files, type and
 //! call resolution, the one expression typer, the one typed walk of a body and the call graph.
 
+mod app_profiles;
 mod app_settings;
 pub mod callgraph;
 #[cfg(test)]

@@ -33,6 +33,10 @@ struct Module {
     root: PathBuf,
     maven_deps: Vec<String>,
     gradle_deps: Vec<String>,
+    /// Those of `maven_deps`/`gradle_deps` declared for tests only (Maven's `<scope>test</scope>`,
+    /// Gradle's `testImplementation` and other test configurations): on the tests' classpath,
+    /// not in the application.
+    test_deps: Vec<String>,
     /// The application settings next to its build file.
     settings: AppSettings,
 }
@@ -44,6 +48,9 @@ pub struct Modules {
     of_file: Vec<u32>,
     /// Per module: the modules it sees (itself and its dependencies, transitively).
     visible: Vec<BTreeSet<u32>>,
+    /// Per module: the modules its application runs with — `visible` through the dependencies
+    /// that are not for tests only.
+    visible_main: Vec<BTreeSet<u32>>,
     /// Per module: the index of its build's root (see [`Module::root`]).
     root_of: Vec<u32>,
     /// Per module: its application settings.
@@ -56,6 +63,7 @@ impl Modules {
         Modules {
             of_file: vec![0; n_files],
             visible: vec![BTreeSet::from([0])],
+            visible_main: vec![BTreeSet::from([0])],
             root_of: vec![0],
             settings: vec![AppSettings::default()],
         }
@@ -75,47 +83,45 @@ impl Modules {
         }
         let n = modules.len();
         let mut direct: Vec<Vec<u32>> = vec![Vec::new(); n];
+        // The same edges without the dependencies for tests only.
+        let mut direct_main: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, m) in modules.iter().enumerate().skip(1) {
             for d in &m.maven_deps {
-                direct[i].extend(
-                    (1..n)
-                        .filter(|j| *j != i && modules[*j].artifact.as_deref() == Some(d.as_str()))
-                        .map(|j| j as u32),
-                );
+                let found = (1..n)
+                    .filter(|j| *j != i && modules[*j].artifact.as_deref() == Some(d.as_str()))
+                    .map(|j| j as u32);
+                direct[i].extend(found.clone());
+                if !m.test_deps.contains(d) {
+                    direct_main[i].extend(found);
+                }
             }
             for d in &m.gradle_deps {
-                let by_path: Vec<u32> = (1..n)
-                    .filter(|j| *j != i && gradle_matches(&modules[*j].gradle_path, d))
-                    .map(|j| j as u32)
-                    .collect();
-                if !by_path.is_empty() {
-                    direct[i].extend(by_path);
-                    continue;
-                }
-                let last = d.rsplit(':').next().unwrap_or(d);
-                let by_name: Vec<u32> = (1..n)
-                    .filter(|j| *j != i && normalise(&modules[*j].dir_name) == normalise(last))
-                    .map(|j| j as u32)
-                    .collect();
-                if by_name.len() == 1 {
-                    direct[i].extend(by_name);
+                let before = direct[i].len();
+                Self::gradle_edges(&modules, i, d, &mut direct[i]);
+                if !m.test_deps.contains(d) {
+                    let added = direct[i][before..].to_vec();
+                    direct_main[i].extend(added);
                 }
             }
         }
-        let visible = (0..n)
-            .map(|i| {
-                let mut seen = BTreeSet::from([i as u32]);
-                let mut stack = vec![i as u32];
-                while let Some(x) = stack.pop() {
-                    for y in &direct[x as usize] {
-                        if seen.insert(*y) {
-                            stack.push(*y);
+        let closure = |direct: &Vec<Vec<u32>>| -> Vec<BTreeSet<u32>> {
+            (0..n)
+                .map(|i| {
+                    let mut seen = BTreeSet::from([i as u32]);
+                    let mut stack = vec![i as u32];
+                    while let Some(x) = stack.pop() {
+                        for y in &direct[x as usize] {
+                            if seen.insert(*y) {
+                                stack.push(*y);
+                            }
                         }
                     }
-                }
-                seen
-            })
-            .collect();
+                    seen
+                })
+                .collect()
+        };
+        let visible = closure(&direct);
+        let visible_main = closure(&direct_main);
         let mut roots: Vec<PathBuf> = Vec::new();
         let root_of = modules
             .iter()
@@ -130,8 +136,31 @@ impl Modules {
         Modules {
             of_file,
             visible,
+            visible_main,
             root_of,
             settings: modules.into_iter().map(|m| m.settings).collect(),
+        }
+    }
+
+    /// The modules Gradle dependency `d` of module `i` names: by project path, else the one
+    /// module whose directory has the path's last name.
+    fn gradle_edges(modules: &[Module], i: usize, d: &str, out: &mut Vec<u32>) {
+        let n = modules.len();
+        let by_path: Vec<u32> = (1..n)
+            .filter(|j| *j != i && gradle_matches(&modules[*j].gradle_path, d))
+            .map(|j| j as u32)
+            .collect();
+        if !by_path.is_empty() {
+            out.extend(by_path);
+            return;
+        }
+        let last = d.rsplit(':').next().unwrap_or(d);
+        let by_name: Vec<u32> = (1..n)
+            .filter(|j| *j != i && normalise(&modules[*j].dir_name) == normalise(last))
+            .map(|j| j as u32)
+            .collect();
+        if by_name.len() == 1 {
+            out.extend(by_name);
         }
     }
 
@@ -154,6 +183,27 @@ impl Modules {
         (0..self.visible.len() as u32)
             .filter(|m| *m == own || (*m != 0 && self.visible[*m as usize].contains(&own)))
             .collect()
+    }
+
+    /// [`Self::users`] through the dependencies of the applications alone: a module that
+    /// depends on the file's for its tests only does not run it.
+    pub fn users_main(&self, file: u32) -> Vec<u32> {
+        let own = self.module_of(file);
+        (0..self.visible_main.len() as u32)
+            .filter(|m| *m == own || (*m != 0 && self.visible_main[*m as usize].contains(&own)))
+            .collect()
+    }
+
+    /// [`Self::module_sees`] through the dependencies of the application alone: the classes
+    /// the application of module `module` runs with.
+    pub fn module_sees_main(&self, module: u32, file: u32) -> bool {
+        let b = self.module_of(file);
+        module == b
+            || module == 0
+            || self
+                .visible_main
+                .get(module as usize)
+                .is_some_and(|v| v.contains(&b))
     }
 
     /// Does code of module `module` see the classes of file `file`?
@@ -179,10 +229,23 @@ impl Modules {
             .collect()
     }
 
+    /// [`Self::setting`] as the applications run by their settings files alone: a value set
+    /// only for a profile (`application-chaos.yml`, a `---` document with
+    /// `spring.config.activate.on-profile`) counts only when the settings switch it on.
+    pub fn default_run_setting(&self, file: u32, key: &str) -> Vec<&str> {
+        let own = self.module_of(file);
+        let key = super::app_settings::normalize_key(key);
+        (0..self.settings.len())
+            .filter(|m| *m as u32 == own || self.visible.get(*m).is_some_and(|v| v.contains(&own)))
+            .filter_map(|m| self.settings[m].base.get(&key).map(String::as_str))
+            .collect()
+    }
+
     /// The setups that decide how the code of file `file` behaves: of each module that runs it
     /// (its own, or one that depends on it) and sets some key under `prefix`
     /// (`resilience4j.retry`) in any of its settings files, the settings with every profile
-    /// switched on and, when they differ, the settings with none — in module order.
+    /// switched on and, when they differ, those of the run its settings files make (only the
+    /// profiles they switch on) — in module order.
     pub fn settings_under(&self, file: u32, prefix: &str) -> Vec<&BTreeMap<String, String>> {
         let own = self.module_of(file);
         let prefix = format!("{}.", super::app_settings::normalize_key(prefix));
@@ -266,8 +329,11 @@ fn read_module(dir: &Path, build: &Path) -> Module {
         let (own, deps) = read_pom(&text);
         m.artifact = own;
         m.maven_deps = deps;
+        m.test_deps = pom_test_deps(&text);
     } else {
-        m.gradle_deps = read_gradle_deps(&strip_gradle_comments(&text));
+        let text = strip_gradle_comments(&text);
+        m.gradle_deps = read_gradle_deps(&text);
+        m.test_deps = gradle_test_deps(&text);
         if let Some(p) = gradle_path(dir) {
             m.gradle_path = p;
         }
@@ -428,6 +494,71 @@ fn read_pom(text: &str) -> (Option<String>, Vec<String>) {
     (own, deps)
 }
 
+/// The artifactIds a POM depends on for its tests only: every `<dependency>` naming it has
+/// `<scope>test</scope>`.
+fn pom_test_deps(text: &str) -> Vec<String> {
+    let text = strip_comments(text);
+    let mut rest = text.clone();
+    for t in [
+        "parent",
+        "dependencyManagement",
+        "build",
+        "reporting",
+        "profiles",
+        "pluginRepositories",
+        "repositories",
+    ] {
+        rest = strip_blocks(&rest, t);
+    }
+    let mut scoped: Vec<(String, bool)> = Vec::new();
+    for b in blocks(&rest, "dependencies") {
+        for d in blocks(b, "dependency") {
+            let d = strip_blocks(d, "exclusions");
+            if let Some(a) = tag_values(&d, "artifactId").first() {
+                let test = tag_values(&d, "scope").first() == Some(&"test");
+                scoped.push((a.to_string(), test));
+            }
+        }
+    }
+    let mut out: Vec<String> = scoped
+        .iter()
+        .filter(|(a, _)| scoped.iter().all(|(b, t)| b != a || *t))
+        .map(|(a, _)| a.clone())
+        .collect();
+    out.dedup();
+    out
+}
+
+/// The project paths a Gradle script depends on for its tests only: each declaration of the
+/// path is in a test configuration (`testImplementation`, `testRuntimeOnly`,
+/// `integrationTestImplementation`, `testFixturesApi`, …).
+fn gradle_test_deps(text: &str) -> Vec<String> {
+    let scoped = read_gradle_deps_with_config(text);
+    let test = |c: &str| c.starts_with("test") || c.contains("Test");
+    let mut out: Vec<String> = scoped
+        .iter()
+        .filter(|(p, _)| scoped.iter().all(|(q, c)| q != p || test(c)))
+        .map(|(p, _)| p.clone())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The configuration a dependency declared at byte `at` of `text` is added to: the name
+/// written just before it (`testImplementation project(':a')`,
+/// `testImplementation(project(":a"))`, `dependencies { testImplementation project(':a') }`).
+fn gradle_configuration(text: &str, at: usize) -> String {
+    let before = text[..at].trim_end_matches(|c: char| c == '(' || c.is_whitespace());
+    let start = before
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+        .last()
+        .map_or(before.len(), |(i, _)| i);
+    before[start..].to_string()
+}
+
 /// A Gradle script (Groovy or Kotlin DSL) without its `//` and `/* … */` comments, each comment
 /// replaced by one space (its line breaks kept). String literals — `"…"`, `'…'` and the triple
 /// quoted `"""…"""` and `'''…'''` — are kept whole, so `"https://repo"` is no comment. Block
@@ -501,9 +632,19 @@ fn find_from(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
 /// The project paths a Gradle build script depends on: `project(":a:b")`,
 /// `project(path: ":a")` and `projects.aB.cD` (as `:aB:cD`).
 fn read_gradle_deps(text: &str) -> Vec<String> {
+    read_gradle_deps_with_config(text)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect()
+}
+
+/// [`read_gradle_deps`], each path with the configuration it is declared in (see
+/// [`gradle_configuration`]).
+fn read_gradle_deps_with_config(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(i) = rest.find("project(") {
+        let at = text.len() - rest.len() + i;
         let after = &rest[i + "project(".len()..];
         let arg = after.split(')').next().unwrap_or("");
         if let Some(q) = arg.find(['"', '\'']) {
@@ -512,7 +653,7 @@ fn read_gradle_deps(text: &str) -> Vec<String> {
             if let Some(e) = inner.find(quote) {
                 let path = &inner[..e];
                 if path.starts_with(':') || !path.contains(' ') {
-                    out.push(path.to_string());
+                    out.push((path.to_string(), gradle_configuration(text, at)));
                 }
             }
         }
@@ -531,7 +672,11 @@ fn read_gradle_deps(text: &str) -> Vec<String> {
             .collect();
         if !preceded && !acc.is_empty() {
             let segs: Vec<&str> = acc.split('.').filter(|s| !s.is_empty()).collect();
-            out.push(format!(":{}", segs.join(":")));
+            let at = text.len() - rest.len() + i;
+            out.push((
+                format!(":{}", segs.join(":")),
+                gradle_configuration(text, at),
+            ));
         }
         rest = after;
     }
@@ -591,6 +736,33 @@ mod tests {
         );
         assert!(gradle_matches(":payments-core", ":paymentsCore"));
         assert!(!gradle_matches(":payments", ":paymentsCore"));
+    }
+
+    #[test]
+    fn dependencies_for_tests_only_are_told_apart() {
+        let pom = r#"<project><artifactId>refunds</artifactId><dependencies>
+            <dependency><artifactId>retry-config</artifactId><scope>test</scope></dependency>
+            <dependency><artifactId>ledger-client</artifactId></dependency>
+            <dependency><artifactId>fixtures</artifactId><scope>test</scope></dependency>
+            <dependency><artifactId>fixtures</artifactId><scope>compile</scope></dependency>
+        </dependencies></project>"#;
+        assert_eq!(pom_test_deps(pom), vec!["retry-config".to_string()]);
+        let gradle = r#"dependencies { testImplementation project(':retry-testkit') }
+        dependencies {
+            implementation(project(":ledger-client"))
+            testImplementation(testFixtures(project(":core")))
+            integrationTestImplementation projects.sandbox
+            testImplementation project(':shared')
+            implementation project(':shared')
+        }"#;
+        assert_eq!(
+            gradle_test_deps(gradle),
+            vec![
+                ":core".to_string(),
+                ":retry-testkit".to_string(),
+                ":sandbox".to_string()
+            ]
+        );
     }
 
     #[test]

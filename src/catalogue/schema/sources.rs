@@ -12,7 +12,7 @@ pub use crate::dataflow::SourceKind;
 pub struct SourceTables {
     pub source: Vec<SourceRow>,
     /// Methods that increment a counter object and return the new count.
-    pub counter: Vec<MethodNames>,
+    pub counter: Vec<CounterRow>,
     pub parameter: Vec<ParameterSource>,
     pub factory: Vec<Factory>,
     pub generic: Vec<GenericMethod>,
@@ -21,6 +21,23 @@ pub struct SourceTables {
     pub same_object: Vec<SameObject>,
     pub builder_default: Vec<BuilderDefault>,
     pub held_function: Vec<HeldFunction>,
+}
+
+/// Calls that increment a counter object (`AtomicInteger`, `LongAdder` …): `methods` always
+/// do (`incrementAndGet()`); `updates` apply the function that is their last argument, and
+/// increment only when it does — a lambda that adds to or subtracts from one of its
+/// parameters (`v -> v + 1`, `(a, b) -> a + b`) or one of the method references `increments`
+/// (`Integer::sum`, `Math::addExact`); `updateAndGet(v -> v == null ? fresh : v)` does not.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterRow {
+    pub id: String,
+    #[serde(default)]
+    pub methods: Vec<String>,
+    #[serde(default)]
+    pub updates: Vec<String>,
+    #[serde(default)]
+    pub increments: Vec<String>,
 }
 
 /// Builders a code generator writes for a class annotated with one of `builders` (Lombok's
