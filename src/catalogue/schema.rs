@@ -320,6 +320,34 @@ pub struct BeanClients {
     #[serde(default)]
     pub read_annotations: Vec<String>,
     pub resend_types: Vec<String>,
+    /// Annotations that make a configuration class a bean of its own for component scanning
+    /// (`@Configuration`, `@Component`): such a class, named as a client's configuration but
+    /// inside the packages a `scan_roots` annotation scans, is application-wide (its beans apply
+    /// to every client), not that client's only.
+    #[serde(default)]
+    pub scanned_annotations: Vec<String>,
+    /// Annotations of an application class that scan packages for components, in order: on a
+    /// class, the first row that matches decides (an explicit `@ComponentScan` replaces the one
+    /// `@SpringBootApplication` implies).
+    #[serde(default)]
+    pub scan_roots: Vec<ScanRoot>,
+}
+
+/// An annotation that component-scans packages: the ones its `packages` attributes list
+/// (strings), those of the classes its `classes` attributes name (`X.class`), or, with neither,
+/// the package of the class it annotates and the packages below it. A scan with one of the
+/// `exclude` attributes set is not followed (its filters are not read): a class it could exclude
+/// is not taken as scanned by it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScanRoot {
+    pub annotation: String,
+    #[serde(default)]
+    pub packages: Vec<String>,
+    #[serde(default)]
+    pub classes: Vec<String>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -5,6 +5,7 @@ mod ack_loops;
 mod annotations;
 mod bean_clients;
 mod calls;
+mod component_scan;
 mod enablers;
 mod failures;
 mod function_beans;
