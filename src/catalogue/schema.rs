@@ -407,6 +407,41 @@ pub struct AnnotationRegion {
     /// not retry ends the call as surely as a return.
     #[serde(default)]
     pub exception_settings: Option<ExceptionSettings>,
+    /// How many times the retry runs the method: one attempt never runs it again (SPEC 3.3).
+    #[serde(default)]
+    pub attempts: Option<AttemptSettings>,
+}
+
+/// Where a retry annotation's number of attempts is set. The first of these that is set
+/// decides: an `overrides` setting of the application, the instance's `instance_setting` (read
+/// as `exception_settings` reads its lists: the instance, else its base, else the default
+/// configuration), the first `attributes` of the annotation given; else the framework's default,
+/// which retries. A value that cannot be read (an expression, a placeholder the application's
+/// settings do not resolve, a constant of another type) leaves the retry live, as does any of
+/// the `opaque` attributes (a policy handed to a bean).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttemptSettings {
+    /// What the number counts: `attempts` (the first call included: one never retries) or
+    /// `retries` (after the first call: zero never retries; a negative one is unbounded).
+    pub counts: AttemptCount,
+    #[serde(default)]
+    pub attributes: Vec<String>,
+    /// Settings keys, `{class}` the fully qualified class and `{method}` the method's name
+    /// (MicroProfile Config's `{class}/{method}/Retry/maxRetries`).
+    #[serde(default)]
+    pub overrides: Vec<String>,
+    #[serde(default)]
+    pub instance_setting: Option<String>,
+    #[serde(default)]
+    pub opaque: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AttemptCount {
+    Attempts,
+    Retries,
 }
 
 /// Where an application lists the exceptions a named retry retries (Resilience4j's

@@ -21,9 +21,14 @@ pub(super) fn scanned(
     let stereotyped: Vec<ClassRef> = candidates
         .iter()
         .copied()
-        .filter(|c| annotated(project, *c, &project.class(*c).annotations, |t| {
-            beans.scanned_annotations.iter().any(|x| project.type_is(t, x))
-        }))
+        .filter(|c| {
+            annotated(project, *c, &project.class(*c).annotations, |t| {
+                beans
+                    .scanned_annotations
+                    .iter()
+                    .any(|x| project.type_is(t, x))
+            })
+        })
         .collect();
     if stereotyped.is_empty() || beans.scan_roots.is_empty() {
         return BTreeSet::new();

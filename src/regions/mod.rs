@@ -3,6 +3,7 @@
 
 mod ack_loops;
 mod annotations;
+mod attempts;
 mod bean_clients;
 mod calls;
 mod component_scan;
