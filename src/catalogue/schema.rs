@@ -44,6 +44,26 @@ pub struct Regions {
     pub item_failures: Vec<ItemFailures>,
     #[serde(default)]
     pub ack_loop: Vec<AckLoop>,
+    #[serde(default)]
+    pub redelivery: Vec<Redelivery>,
+}
+
+/// Calls by which a listener hands its message back to the broker for another delivery
+/// (RabbitMQ's `basicNack(tag, false, true)`, Spring Kafka's `Acknowledgment.nack(…)`, JMS
+/// `session.recover()`): a catch clause that makes one fails the delivery as a rethrow does. On
+/// a receiver whose declared type (a parameter or a field) is one of `types`; with `arg`, the
+/// call redelivers unless that argument is written as one of `unless` (`false`: dead-letter or
+/// drop); a call without that argument redelivers.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Redelivery {
+    pub id: String,
+    pub types: Vec<String>,
+    pub methods: Vec<String>,
+    #[serde(default)]
+    pub arg: Option<usize>,
+    #[serde(default)]
+    pub unless: Vec<String>,
 }
 
 /// A hand-written consumer: a loop over received messages whose body acknowledges its item

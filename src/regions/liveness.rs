@@ -379,8 +379,10 @@ fn never_fails(
     let body: &crate::java::ir::Block = &body;
     // A catch clause that reports the item as failed in a partial batch response the platform
     // reads fails too: that item is delivered again.
+    // So does one that hands the message back to the broker (`basicNack(tag, false, true)`).
     let rethrows = |var: &str, b: &Block| {
         Rethrows::new(project, cat).through_call(id, var, b, 0)
+            || super::redelivery::requests_redelivery(project, cat, id, b)
             || b.iter().any(|s| {
                 super::item_failures::reports(project, cat, id, crate::java::ir::Node::Stmt(s))
                     == Some(true)

@@ -16,6 +16,7 @@ pub mod liveness;
 mod pipelines;
 mod reaches;
 mod recursion;
+mod redelivery;
 mod registration;
 mod retried_exceptions;
 mod retry_loops;
