@@ -111,6 +111,7 @@ macro_rules! each_table {
         $apply!(regions, deferred, "region");
         $apply!(regions, item_failures, "region");
         $apply!(regions, ack_loop, "region");
+        $apply!(regions, redelivery, "region");
         $apply!(sources, source, "source");
         $apply!(sources, counter, "source");
         $apply!(sources, parameter, "source");

@@ -132,6 +132,11 @@ row!(ItemFailures, |r| format!(
     few(&r.enabled_by),
     few(&r.types)
 ));
+row!(Redelivery, |r| format!(
+    "redelivers: {} on {}",
+    few(&r.methods),
+    few(&r.types)
+));
 row!(Rethrow, |r| format!(
     "rethrows: {} on {}",
     few(&r.methods),

@@ -44,6 +44,26 @@ pub struct Regions {
     pub item_failures: Vec<ItemFailures>,
     #[serde(default)]
     pub ack_loop: Vec<AckLoop>,
+    #[serde(default)]
+    pub redelivery: Vec<Redelivery>,
+}
+
+/// Calls by which a listener hands its message back to the broker for another delivery
+/// (RabbitMQ's `basicNack(tag, false, true)`, Spring Kafka's `Acknowledgment.nack(…)`, JMS
+/// `session.recover()`): a catch clause that makes one fails the delivery as a rethrow does. On
+/// a receiver whose declared type (a parameter or a field) is one of `types`; with `arg`, the
+/// call redelivers unless that argument is written as one of `unless` (`false`: dead-letter or
+/// drop); a call without that argument redelivers.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Redelivery {
+    pub id: String,
+    pub types: Vec<String>,
+    pub methods: Vec<String>,
+    #[serde(default)]
+    pub arg: Option<usize>,
+    #[serde(default)]
+    pub unless: Vec<String>,
 }
 
 /// A hand-written consumer: a loop over received messages whose body acknowledges its item
@@ -320,6 +340,34 @@ pub struct BeanClients {
     #[serde(default)]
     pub read_annotations: Vec<String>,
     pub resend_types: Vec<String>,
+    /// Annotations that make a configuration class a bean of its own for component scanning
+    /// (`@Configuration`, `@Component`): such a class, named as a client's configuration but
+    /// inside the packages a `scan_roots` annotation scans, is application-wide (its beans apply
+    /// to every client), not that client's only.
+    #[serde(default)]
+    pub scanned_annotations: Vec<String>,
+    /// Annotations of an application class that scan packages for components, in order: on a
+    /// class, the first row that matches decides (an explicit `@ComponentScan` replaces the one
+    /// `@SpringBootApplication` implies).
+    #[serde(default)]
+    pub scan_roots: Vec<ScanRoot>,
+}
+
+/// An annotation that component-scans packages: the ones its `packages` attributes list
+/// (strings), those of the classes its `classes` attributes name (`X.class`), or, with neither,
+/// the package of the class it annotates and the packages below it. A scan with one of the
+/// `exclude` attributes set is not followed (its filters are not read): a class it could exclude
+/// is not taken as scanned by it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScanRoot {
+    pub annotation: String,
+    #[serde(default)]
+    pub packages: Vec<String>,
+    #[serde(default)]
+    pub classes: Vec<String>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -384,6 +432,41 @@ pub struct AnnotationRegion {
     /// not retry ends the call as surely as a return.
     #[serde(default)]
     pub exception_settings: Option<ExceptionSettings>,
+    /// How many times the retry runs the method: one attempt never runs it again (SPEC 3.3).
+    #[serde(default)]
+    pub attempts: Option<AttemptSettings>,
+}
+
+/// Where a retry annotation's number of attempts is set. The first of these that is set
+/// decides: an `overrides` setting of the application, the instance's `instance_setting` (read
+/// as `exception_settings` reads its lists: the instance, else its base, else the default
+/// configuration), the first `attributes` of the annotation given; else the framework's default,
+/// which retries. A value that cannot be read (an expression, a placeholder the application's
+/// settings do not resolve, a constant of another type) leaves the retry live, as does any of
+/// the `opaque` attributes (a policy handed to a bean).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttemptSettings {
+    /// What the number counts: `attempts` (the first call included: one never retries) or
+    /// `retries` (after the first call: zero never retries; a negative one is unbounded).
+    pub counts: AttemptCount,
+    #[serde(default)]
+    pub attributes: Vec<String>,
+    /// Settings keys, `{class}` the fully qualified class and `{method}` the method's name
+    /// (MicroProfile Config's `{class}/{method}/Retry/maxRetries`).
+    #[serde(default)]
+    pub overrides: Vec<String>,
+    #[serde(default)]
+    pub instance_setting: Option<String>,
+    #[serde(default)]
+    pub opaque: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AttemptCount {
+    Attempts,
+    Retries,
 }
 
 /// Where an application lists the exceptions a named retry retries (Resilience4j's

@@ -66,8 +66,10 @@ pub fn function_bean_regions(
                     Some((s.clone(), v))
                 })
                 .filter(|(_, v)| v == "1")
-                .map(|(setting, _)| Dead::SingleAttempt {
+                .map(|(setting, value)| Dead::SingleAttempt {
                     setting: setting.replace("{name}", &m.name),
+                    value,
+                    in_annotation: false,
                 });
             let loc = Loc {
                 file: id.0,

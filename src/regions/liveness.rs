@@ -30,10 +30,15 @@ pub enum Dead {
         /// How many calls on `this` there are.
         calls: usize,
     },
-    /// The application sets the number of attempts to one.
+    /// The annotation or the application sets the number of attempts to one (or of retries to
+    /// zero).
     SingleAttempt {
-        /// The setting, as written in the catalogue row.
+        /// The setting, as written in the catalogue row, or the annotation's attribute.
         setting: String,
+        /// The value it is set to.
+        value: String,
+        /// Set by the annotation's attribute, not by the application's settings.
+        in_annotation: bool,
     },
     /// The body never fails: it ends in a `try` that catches every exception and does not
     /// rethrow (after only local declarations and logging calls), or its only statement calls a
@@ -95,9 +100,16 @@ impl Dead {
                 },
                 if *calls == 1 { "goes" } else { "go" }
             ),
-            Dead::SingleAttempt { setting } => {
-                format!("the application sets `{setting}` to 1, so a failure is never retried")
-            }
+            Dead::SingleAttempt {
+                setting,
+                value,
+                in_annotation: true,
+            } => format!(
+                "the annotation sets `{setting} = {value}`, a single attempt, so a failure is never retried"
+            ),
+            Dead::SingleAttempt { setting, value, .. } => format!(
+                "the application sets `{setting}` to {value}, a single attempt, so a failure is never retried"
+            ),
             Dead::CatchesAll {
                 caught,
                 via,
@@ -216,6 +228,9 @@ pub fn dead_reason(
         {
             return Some(Dead::SelfInvoked { calls });
         }
+    }
+    if let Some(dead) = super::attempts::single_attempt(project, r, id) {
+        return Some(dead);
     }
     if r.on_failure
         && !acknowledges_itself(project, r, id)
@@ -364,8 +379,10 @@ fn never_fails(
     let body: &crate::java::ir::Block = &body;
     // A catch clause that reports the item as failed in a partial batch response the platform
     // reads fails too: that item is delivered again.
+    // So does one that hands the message back to the broker (`basicNack(tag, false, true)`).
     let rethrows = |var: &str, b: &Block| {
         Rethrows::new(project, cat).through_call(id, var, b, 0)
+            || super::redelivery::requests_redelivery(project, cat, id, b)
             || b.iter().any(|s| {
                 super::item_failures::reports(project, cat, id, crate::java::ir::Node::Stmt(s))
                     == Some(true)

@@ -3,8 +3,10 @@
 
 mod ack_loops;
 mod annotations;
+mod attempts;
 mod bean_clients;
 mod calls;
+mod component_scan;
 mod enablers;
 mod failures;
 mod function_beans;
@@ -14,6 +16,7 @@ pub mod liveness;
 mod pipelines;
 mod reaches;
 mod recursion;
+mod redelivery;
 mod registration;
 mod retried_exceptions;
 mod retry_loops;

@@ -401,8 +401,9 @@ fn owner_of(project: &Project, parts: &[Part]) -> String {
 }
 
 /// The interceptor beans of one row's declarative clients (SPEC 3.2): an interceptor bean in a
-/// client's own configuration class applies to that client; one elsewhere to every client of
-/// the application (the build modules that see it).
+/// client's own configuration class applies to that client; one elsewhere, or in a
+/// configuration class a component scan picks up, to every client of the application (the
+/// build modules that see it).
 struct BeanScan {
     /// Interceptor beans (and components), per declaring class.
     interceptors: BTreeMap<ClassRef, Vec<Part>>,
@@ -520,10 +521,13 @@ impl BeanScan {
             parts.sort();
             parts.dedup();
         }
-        let per_client = clients
+        // A client's configuration that a component scan also picks up is application-wide.
+        let named: BTreeSet<ClassRef> = clients
             .iter()
             .flat_map(|(_, cfg)| cfg.iter().copied())
             .collect();
+        let scanned = super::component_scan::scanned(project, beans, &named);
+        let per_client = named.difference(&scanned).copied().collect();
         BeanScan {
             interceptors,
             resenders,

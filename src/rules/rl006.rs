@@ -57,7 +57,18 @@ declare_rule! {
     ///   or a `retry-exception-predicate` decides in code, or in an application (or with only
     ///   the profiles its settings switch on) that lists nothing;
     /// - Resilience4j `@TimeLimiter` on a method that returns neither a `CompletionStage` nor a
-    ///   reactive type: it fails every call before the body runs.
+    ///   reactive type: it fails every call before the body runs;
+    /// - a retry set to a single attempt: Spring Retry `@Retryable(maxAttempts = 1)` (the
+    ///   count includes the first call), Spring Framework 7 `@Retryable(maxRetries = 0)`,
+    ///   MicroProfile `@Retry(maxRetries = 0)` and Micronaut `@Retryable(attempts = "0")` (they
+    ///   count the retries after it), Resilience4j `@Retry(name = "x")` whose instance has
+    ///   `max-attempts: 1` in `application.yml` or `.properties` (its own, else its
+    ///   `base-config`'s, else `configs.default`'s). A string attribute
+    ///   (`maxAttemptsExpression`, `maxRetriesString`, `attempts`) may be a `${…}` placeholder:
+    ///   it is read from the application's settings (or its `:default`); an expression
+    ///   (`#{…}`), a placeholder the settings do not resolve, or Spring Retry's `interceptor`
+    ///   leaves the retry live. MicroProfile Config's `<class>/<method>/Retry/maxRetries`,
+    ///   `<class>/Retry/maxRetries` and `Retry/maxRetries` override the annotation.
     ///
     /// The message says why the retry cannot fire and names the RL001–RL004 findings the method
     /// would have once it does.
