@@ -506,12 +506,9 @@ impl Cx<'_> {
                     // A key parameter of a client method: the request goes out here. Unless
                     // the callee claims or looks up its own store under it, or hands it back
                     // (`normalizeKey(idempotencyKey)`): then the caller's use of it decides.
-                    // A key parameter of an entity's setter or constructor writes a column of
-                    // the application's own row, as a Lombok setter does.
-                    let own = sink.row_write
-                        || matches!(p, ParamPath::Whole(i)
-                            if s.store_key_params.contains(i)
-                                || s.ret_params.iter().any(|r| r.param() == *i));
+                    let own = matches!(p, ParamPath::Whole(i)
+                        if s.store_key_params.contains(i)
+                            || s.ret_params.iter().any(|r| r.param() == *i));
                     let key_sink = (here.span, sink.label.clone(), sink.row.clone(), own);
                     hits_effects.push(key_sink);
                 }
