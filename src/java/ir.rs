@@ -206,6 +206,11 @@ pub struct Method {
     pub annotations: Vec<Annotation>,
     pub modifiers: Modifiers,
     pub is_ctor: bool,
+    /// A constructor whose body starts with `this(…)` or `super(…)`: it does not reach the
+    /// superclass's no-argument constructor implicitly. Known at lowering, so that every
+    /// `new` the analysis walks need not read constructor bodies.
+    #[serde(default)]
+    pub delegates: bool,
     pub body: Body,
     pub span: Span,
     pub name_span: Span,

@@ -463,14 +463,10 @@ fn blocks<'a>(text: &'a str, tag: &str) -> Vec<&'a str> {
     tag_values(text, tag)
 }
 
-/// A POM's own artifactId, and the artifactIds of its dependencies and parent.
-fn read_pom(text: &str) -> (Option<String>, Vec<String>) {
-    let text = strip_comments(text);
-    let mut deps: Vec<String> = Vec::new();
-    for p in blocks(&text, "parent") {
-        deps.extend(tag_values(p, "artifactId").into_iter().map(str::to_string));
-    }
-    let mut rest = text.clone();
+/// A POM without the blocks whose `<dependencies>` are not the project's own: its parent,
+/// dependency management, build plugins, reporting, profiles and repositories.
+fn dependency_sections(text: &str) -> String {
+    let mut rest = text.to_string();
     for t in [
         "parent",
         "dependencyManagement",
@@ -482,6 +478,17 @@ fn read_pom(text: &str) -> (Option<String>, Vec<String>) {
     ] {
         rest = strip_blocks(&rest, t);
     }
+    rest
+}
+
+/// A POM's own artifactId, and the artifactIds of its dependencies and parent.
+fn read_pom(text: &str) -> (Option<String>, Vec<String>) {
+    let text = strip_comments(text);
+    let mut deps: Vec<String> = Vec::new();
+    for p in blocks(&text, "parent") {
+        deps.extend(tag_values(p, "artifactId").into_iter().map(str::to_string));
+    }
+    let rest = dependency_sections(&text);
     for b in blocks(&rest, "dependencies") {
         let b = strip_blocks(b, "exclusions");
         deps.extend(tag_values(&b, "artifactId").into_iter().map(str::to_string));
@@ -498,18 +505,7 @@ fn read_pom(text: &str) -> (Option<String>, Vec<String>) {
 /// `<scope>test</scope>`.
 fn pom_test_deps(text: &str) -> Vec<String> {
     let text = strip_comments(text);
-    let mut rest = text.clone();
-    for t in [
-        "parent",
-        "dependencyManagement",
-        "build",
-        "reporting",
-        "profiles",
-        "pluginRepositories",
-        "repositories",
-    ] {
-        rest = strip_blocks(&rest, t);
-    }
+    let rest = dependency_sections(&text);
     let mut scoped: Vec<(String, bool)> = Vec::new();
     for b in blocks(&rest, "dependencies") {
         for d in blocks(b, "dependency") {

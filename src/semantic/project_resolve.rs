@@ -99,11 +99,7 @@ impl Project {
 
     /// Does constructor `m` start with `this(…)` or `super(…)`?
     fn calls_constructor(&self, m: MethodId) -> bool {
-        let Some(body) = self.method(m).peek_body() else {
-            return false;
-        };
-        matches!(body.first(), Some(crate::java::ir::Stmt::Expr(Expr::Call(c)))
-            if c.recv.is_none() && matches!(c.name.as_str(), "this" | "super"))
+        self.method(m).delegates
     }
 
     /// Project methods a call may run, as javac would bind it: by the receiver's static type

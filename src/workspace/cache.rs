@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Bump when the lowered form (`syntax::ir`) or the lowering changes meaning.
-pub const FACTS_FORMAT: u32 = 16;
+pub const FACTS_FORMAT: u32 = 17;
 
 /// The cache directory's name under the project root.
 pub const DIR_NAME: &str = ".retrylint_cache";

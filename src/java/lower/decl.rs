@@ -192,6 +192,7 @@ impl<'a> Lowerer<'a> {
                     ..Default::default()
                 },
                 is_ctor: true,
+                delegates: false,
                 body: Body::new(None),
                 span: span_of(params),
                 name_span: span_of(params),
@@ -264,6 +265,7 @@ impl<'a> Lowerer<'a> {
                 annotations: Vec::new(),
                 modifiers: Modifiers::default(),
                 is_ctor: false,
+                delegates: false,
                 body: Body::new(Some(init_block)),
                 span: span_of(body),
                 name_span: span_of(body),
@@ -428,6 +430,9 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        let delegates = is_ctor
+            && matches!(body.as_deref().and_then(<[Stmt]>::first), Some(Stmt::Expr(Expr::Call(c)))
+                if c.recv.is_none() && matches!(c.name.as_str(), "this" | "super"));
         self.facts.methods.push(Method {
             name: name.into(),
             class,
@@ -437,6 +442,7 @@ impl<'a> Lowerer<'a> {
             annotations,
             modifiers,
             is_ctor,
+            delegates,
             body: Body::new(body),
             span: span_of(n),
             name_span: name_node.map(span_of).unwrap_or_else(|| span_of(n)),
