@@ -64,17 +64,17 @@ pub fn enter_interceptors(
                 let sender = &sender;
                 for p in parts {
                     let m = part_method(p);
-                    if r.parts.contains(p)
-                        || r.parts.contains(&Part::Whole(m))
-                        || r.entered.contains(&(m, *sender))
-                    {
+                    // Code written in the region's own method is reached from there. Every
+                    // sender is recorded, also one whose interceptor another sender already
+                    // brought in (an application-wide interceptor runs for every client).
+                    if !own.contains(&m) && !r.entered.contains(&(m, *sender)) {
+                        r.entered.push((m, *sender));
+                        grew = true;
+                    }
+                    if r.parts.contains(p) || r.parts.contains(&Part::Whole(m)) {
                         continue;
                     }
                     r.parts.push(p.clone());
-                    // Code written in the region's own method is reached from there.
-                    if !own.contains(&m) {
-                        r.entered.push((m, *sender));
-                    }
                     added = true;
                 }
             }
