@@ -151,7 +151,15 @@ impl Site for CallSite<'_, '_> {
     }
 
     fn arg_constant(&self, i: usize) -> Option<String> {
-        self.cx.project.constant(self.cx.class, self.args().get(i)?)
+        let cx = self.cx;
+        match self.args().get(i)?.peel() {
+            // A local initialised with a constant (`final String header = "Idempotency-Key";`).
+            Expr::Name(n, _) if cx.is_local(n) => cx
+                .defs
+                .get(n)
+                .and_then(|(_, init)| cx.project.constant(cx.class, init)),
+            a => cx.project.constant(cx.class, a),
+        }
     }
 
     fn static_import_owners(&self) -> Vec<String> {
