@@ -487,6 +487,7 @@ impl Model for Catalogue {
                 arg: g.arg,
                 retry_state: g.retry_state,
                 tests_param: g.tests_param,
+                keeps_first: g.keeps_first,
             })
     }
 

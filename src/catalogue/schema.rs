@@ -836,6 +836,11 @@ pub struct ComputeOnce {
     /// the first value only when it tests its own parameter for absence (`v != null ? v : …`).
     #[serde(default)]
     pub tests_param: bool,
+    /// The argument at this index is the function that merges the stored value with the given
+    /// one (`Map.merge`): the first value stays only when it returns its first parameter
+    /// (`(stored, given) -> stored`); any other function stores the new value.
+    #[serde(default)]
+    pub keeps_first: Option<usize>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -543,6 +543,11 @@ impl Cx<'_> {
         if g.tests_param && !c.args.get(g.arg).is_some_and(|a| self.tests_own_param(a)) {
             return None;
         }
+        if g.keeps_first
+            .is_some_and(|i| !c.args.get(i).is_some_and(|a| self.returns_first_param(a)))
+        {
+            return None;
+        }
         if g.retry_state {
             return Some((g.arg, Holder::Outlives));
         }
@@ -560,6 +565,25 @@ impl Cx<'_> {
             _ => return None,
         };
         Some((g.arg, holder))
+    }
+
+    /// A function of two parameters that returns its first: `(stored, given) -> stored`, or a
+    /// block that only returns it.
+    fn returns_first_param(&self, a: &Expr) -> bool {
+        let Expr::Lambda(l) = a.peel() else {
+            return false;
+        };
+        let [(first, _), _] = self.method.scopes[l.scope as usize].params.as_slice() else {
+            return false;
+        };
+        let returned = match &l.body {
+            LambdaBody::Expr(e) => e,
+            LambdaBody::Block(b) => match b.as_slice() {
+                [Stmt::Return(Some(e), _)] => e,
+                _ => return false,
+            },
+        };
+        matches!(returned.peel(), Expr::Name(n, _) if n == first)
     }
 
     /// An update function that keeps a value it already has: `v -> v != null ? v : fresh()`,

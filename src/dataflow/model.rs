@@ -198,6 +198,8 @@ pub struct ComputeOnce {
     pub arg: usize,
     pub retry_state: bool,
     pub tests_param: bool,
+    /// The merge function's argument, which must return its first parameter.
+    pub keeps_first: Option<usize>,
 }
 
 /// What the engine asks. One method per question; the arguments are the engine's own terms.

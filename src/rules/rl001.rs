@@ -56,7 +56,8 @@ declare_rule! {
     /// sink outside the attempt's transaction (a save the attempt's own `@Transactional` rolls
     /// back does not count; one through a `REQUIRES_NEW` method does), a map, `AtomicReference`,
     /// one-element array or other holder created before the region (`computeIfAbsent`,
-    /// `putIfAbsent`, `updateAndGet(v -> v != null ? v : …)`, or `if (ref.get() == null)
+    /// `putIfAbsent`, `merge(k, v, (stored, given) -> stored)`,
+    /// `updateAndGet(v -> v != null ? v : …)`, or `if (ref.get() == null)
     /// ref.set(UUID…)` in a `RetryTemplate` callback that captures `ref`), the `RetryContext`
     /// (`setAttribute` on the first attempt, `computeAttribute`), Temporal heartbeat details read
     /// back with `getHeartbeatDetails`, a row the database keeps the first key of (a repository
