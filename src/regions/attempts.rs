@@ -70,19 +70,40 @@ pub(super) fn single_attempt(
     dead(name.clone(), n, true)
 }
 
-/// The row's annotation on the method, else on its class.
+/// The row's annotation on the method, else on the method it implements or overrides (Spring
+/// Retry finds an interface method's annotation with its attributes), else on its class.
 fn retry_annotation<'p>(
     project: &'p Project,
     r: &AnnotationRegion,
     id: MethodId,
     class: ClassRef,
 ) -> Option<&'p Annotation> {
-    let is_row = |a: &&Annotation| {
-        let t = project.resolve_type(id.0, Some(class.1 as usize), &a.name);
-        r.annotations.iter().any(|x| project.type_is(&t, x))
+    let is_row_in = |at: ClassRef| {
+        move |a: &&Annotation| {
+            let t = project.resolve_type(at.0, Some(at.1 as usize), &a.name);
+            r.annotations.iter().any(|x| project.type_is(&t, x))
+        }
     };
-    (project.method(id).annotations.iter().find(is_row))
-        .or_else(|| project.class(class).annotations.iter().find(is_row))
+    let m = project.method(id);
+    let inherited = || {
+        project.supertypes_of(class).iter().find_map(|sup| {
+            project.methods_of(*sup).iter().find_map(|sm| {
+                let smm = project.method(*sm);
+                (smm.name == m.name && smm.params.len() == m.params.len())
+                    .then(|| smm.annotations.iter().find(is_row_in(*sup)))
+                    .flatten()
+            })
+        })
+    };
+    (m.annotations.iter().find(is_row_in(class)))
+        .or_else(inherited)
+        .or_else(|| {
+            project
+                .class(class)
+                .annotations
+                .iter()
+                .find(is_row_in(class))
+        })
 }
 
 /// The number of attempts a named instance gets in every application that runs the method and
