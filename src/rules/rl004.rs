@@ -14,6 +14,10 @@ declare_rule! {
     /// payment, a PayPal capture, refund or payout — that runs inside a re-execution region (a
     /// `@Retryable` method, a retry callback, a retried pipeline, a redelivered listener, a
     /// scheduled job), also through called methods, and carries no idempotency key at all.
+    /// Request options (Stripe `RequestOptions`, Adyen's, …) carry a key only when one is set on
+    /// them: options the region builds — in the method or through a helper — without a key are
+    /// no key, whatever parameters went into their other settings (`setStripeAccount(account)`);
+    /// options the caller passes in are taken to carry the caller's key.
     ///
     /// The same calls made by hand through a declarative HTTP client count too: an OpenFeign or
     /// Spring HTTP interface method (or a MicroProfile REST client) that posts to a provider's
