@@ -29,6 +29,8 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         read_place: HashMap::new(),
         first_attempt_vars: BTreeSet::new(),
         stores: Vec::new(),
+        awaiting_store: Vec::new(),
+        stored_back: Vec::new(),
         pending: Vec::new(),
         persisted: Vec::new(),
         suppress: 0,
@@ -185,6 +187,13 @@ pub(super) struct Cx<'p> {
     pub(super) first_attempt_vars: BTreeSet<String>,
     /// Values written to durable places, in order: (place, value, the storing call if any).
     pub(super) stores: Vec<Store>,
+    /// Fallbacks for an absent durable place not yet stored back (`k = Optional.ofNullable(
+    /// cmd.getKey()).orElseGet(() -> UUID…)`): (the place, the fresh values). Stored into that
+    /// place before a sink (`cmd.setKey(k)`), the values are generated once.
+    pub(super) awaiting_store: Vec<(Place, Taint)>,
+    /// Such fallbacks once stored back, with the storing call: a key sink that call reaches
+    /// (`cmd.setIdempotencyKey(k)`) writes the stored key.
+    pub(super) stored_back: Vec<(Taint, Span)>,
     /// Generate-once values stored on a local entity, stable once the entity is persisted.
     pub(super) pending: Vec<Pending>,
     /// Entities persisted so far: (entity local, number of stores made before).
@@ -490,6 +499,12 @@ impl<'p> Cx<'p> {
         }
         for o in t {
             match o {
+                Origin::Fresh(i)
+                    if self
+                        .stored_back
+                        .iter()
+                        .any(|(fresh, c)| fresh.contains(&Origin::Fresh(*i)) && within(at, *c)) => {
+                }
                 Origin::Fresh(i) => self.out.events.push(Event {
                     source: *i,
                     sink: sink.clone(),
@@ -590,6 +605,7 @@ impl<'p> Cx<'p> {
                 value: t.clone(),
                 call,
             });
+            self.store_back(&place, &t, call);
         }
         if replace {
             self.env.insert(place, t);
@@ -597,6 +613,38 @@ impl<'p> Cx<'p> {
             union(self.env.entry(place).or_default(), &t);
         }
     }
+}
+
+impl Cx<'_> {
+    /// A fallback stored back into the place it fills, after the fallback (SPEC 7.4: the sink
+    /// may read the local that was stored into the place): from here on its fresh values are
+    /// the stored key, the same on every attempt. Sinks reached before the store keep them.
+    fn store_back(&mut self, place: &Place, t: &Taint, call: Option<Span>) {
+        let Some(i) = self
+            .awaiting_store
+            .iter()
+            .position(|(p, fresh)| p == place && fresh.is_subset(t))
+        else {
+            return;
+        };
+        let (_, fresh) = self.awaiting_store.remove(i);
+        for v in self.env.values_mut() {
+            v.retain(|o| !fresh.contains(o));
+        }
+        // The store itself may be a key sink (`cmd.setIdempotencyKey(k)`), shown at the call or
+        // at its argument: it writes the stored key.
+        if let Some(c) = call {
+            self.out
+                .events
+                .retain(|e| !(fresh.contains(&Origin::Fresh(e.source)) && within(e.at, c)));
+            self.stored_back.push((fresh, c));
+        }
+    }
+}
+
+/// Does span `inner` lie within `outer`?
+fn within(inner: Span, outer: Span) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
 }
 
 /// A write below the tracked depth goes, as a part, into its ancestor at that depth.

@@ -108,6 +108,13 @@ impl Cx<'_> {
                     _ => return None,
                 };
                 let mut places: Vec<Place> = self.place_of(target).into_iter().collect();
+                // `saved.isPresent()` on a local read from a durable place
+                // (`Optional<String> saved = ctx.getHeartbeatDetails(String.class)`): that place.
+                if let Expr::Name(n, _) = target.peel()
+                    && let Some(p) = self.read_place.get(n)
+                {
+                    places.push(p.clone());
+                }
                 // `headers.containsKey("Idempotency-Key")`: that entry of the map, too.
                 if let (Some(m), Some(r), Some(k)) = (places.first(), &c.recv, c.args.first())
                     && !self.is_type_name(r)
@@ -333,7 +340,12 @@ impl Cx<'_> {
 
     /// `Optional.ofNullable(place).orElseGet(…)`: the place whose absence the supplier fills.
     fn fallback_place(&self, c: &Call) -> Option<Place> {
-        let Expr::Call(of) = c.recv.as_ref()?.peel() else {
+        let recv = match c.recv.as_ref()?.peel() {
+            // The Optional held in a local (`Optional<String> saved = ctx.getHeartbeatDetails(…)`).
+            Expr::Name(n, _) if self.is_local(n) => self.defs.get(n)?.1,
+            r => r,
+        };
+        let Expr::Call(of) = recv.peel() else {
             return None;
         };
         // `store.read(…).orElseGet(…)`: the Optional of a durable read.
@@ -426,6 +438,10 @@ impl Cx<'_> {
             .cloned()
             .collect();
         let Some(first) = stored.iter().map(|st| st.seq).min() else {
+            // Not stored by the supplier: perhaps by the code after it (`cmd.setKey(k)`).
+            if !fresh.is_empty() && self.is_durable(place) {
+                self.awaiting_store.push((place.clone(), fresh));
+            }
             return t;
         };
         let owner = place.prop_owner();

@@ -76,6 +76,13 @@ declare_rule! {
     /// }
     /// headers.put("Idempotency-Key", k);
     /// ```
+    /// The store may also follow the fallback, as long as it comes before the sink:
+    /// `k = Optional.ofNullable(cmd.getKey()).orElseGet(() -> UUID…); cmd.setKey(k); send(k)` on
+    /// the retried method's parameter, or Temporal's heartbeat details held in a local
+    /// (`saved = ctx.getHeartbeatDetails(String.class)`, then `saved.orElseGet(…)` or
+    /// `if (saved.isPresent()) … else { k = UUID…; ctx.heartbeat(k); }`). A store after the
+    /// sink, or into another property, is reported.
+    ///
     /// Find-or-create is the same guard written with a repository: the record is looked up by
     /// values that are the same on every attempt, and the supplier that makes it when it is
     /// missing saves it, so a later attempt finds it and sends its stored key:
