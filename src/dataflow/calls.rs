@@ -791,7 +791,7 @@ impl Cx<'_> {
     pub(super) fn is_key_carrier_param(&self, arg: &Expr, t: &Taint) -> bool {
         t.iter()
             .any(|o| matches!(o, Origin::Param(_) | Origin::ParamField(..)))
-            && self.from_caller(arg, 0)
+            && self.made_by_caller(arg, 0)
             && self
                 .type_of(arg)
                 .is_some_and(|ty| self.model.is_key_carrier(&|k| self.project.type_is(&ty, k)))
@@ -801,19 +801,19 @@ impl Cx<'_> {
     /// from one, through locals)? Not an object made here: `new`, a builder chain or a static
     /// factory (`RequestOptions.builder().setStripeAccount(a).build()`), whose key — if it has
     /// one — the flow itself shows, whatever parameters went into its other fields.
-    fn from_caller(&self, e: &Expr, depth: usize) -> bool {
+    fn made_by_caller(&self, e: &Expr, depth: usize) -> bool {
         if depth > 8 {
             return true;
         }
         match e.peel() {
             Expr::Name(n, _) if self.method.params.iter().any(|p| p.name == *n) => true,
             Expr::Name(n, _) if self.is_local(n) => match self.defs.get(n) {
-                Some((_, init)) => self.from_caller(init, depth + 1),
+                Some((_, init)) => self.made_by_caller(init, depth + 1),
                 None => true,
             },
             Expr::New(_) => false,
             Expr::Call(c) => match &c.recv {
-                Some(r) if !self.is_type_name(r) => self.from_caller(r, depth + 1),
+                Some(r) if !self.is_type_name(r) => self.made_by_caller(r, depth + 1),
                 _ => false,
             },
             _ => true,
