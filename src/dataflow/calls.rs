@@ -596,6 +596,20 @@ impl Cx<'_> {
                 // A fluent method returns its receiver, with what it wrote into it.
                 union(&mut result, recv_t);
             }
+            // What it stored into properties of the objects passed to it.
+            for ((i, f), d) in &s.param_field_sources {
+                let Some(owner) = c.args.get(*i as usize).and_then(|a| self.place_of(a)) else {
+                    continue;
+                };
+                let label = format!(
+                    "{}() (which stores {} in `{f}` of its argument)",
+                    c.name, d.label
+                );
+                let t = self.fresh_from(d, (&c.args, args), (c.span, c.scope), label);
+                if !t.is_empty() {
+                    self.assign_place(Place::prop(owner, f), t, true, Some(c.span));
+                }
+            }
             let minted = if on_this || s.field_sources.is_empty() {
                 Vec::new()
             } else {

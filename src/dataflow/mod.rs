@@ -170,6 +170,7 @@ static EMPTY_SUMMARY: SummaryData = SummaryData {
     param_sinks: BTreeMap::new(),
     field_sinks: BTreeMap::new(),
     field_sources: BTreeMap::new(),
+    param_field_sources: BTreeMap::new(),
     field_params: BTreeMap::new(),
     ret_this: false,
     ret_shape: None,
@@ -251,6 +252,11 @@ pub struct SummaryData {
     pub param_sinks: BTreeMap<ParamPath, SinkRef>,
     pub field_sinks: BTreeMap<String, SinkRef>,
     pub field_sources: BTreeMap<String, SourceDesc>,
+    /// Per-attempt values the method stores into properties of the objects its parameters
+    /// refer to (`envelope.setRequestReference(UUID…)` on parameter 0): the caller's object
+    /// holds them after the call.
+    #[serde(default)]
+    pub param_field_sources: BTreeMap<(u16, String), SourceDesc>,
     /// The parameters (or fields of parameters) each `this` field is set from: a constructor's
     /// fields, a setter's or a builder method's property.
     pub field_params: BTreeMap<String, BTreeSet<ParamPath>>,
@@ -320,6 +326,7 @@ impl Summary {
         join_sinks(&mut self.param_sinks, other.param_sinks);
         join_sinks(&mut self.field_sinks, other.field_sinks);
         keep_min_source(&mut self.field_sources, other.field_sources);
+        keep_min_source(&mut self.param_field_sources, other.param_field_sources);
         for (k, v) in other.field_params {
             self.field_params.entry(k).or_default().extend(v);
         }

@@ -321,6 +321,31 @@ impl Cx<'_> {
             let desc = self.source_desc(i);
             keep_source(&mut self.out.summary.field_sources, f, desc);
         }
+        // Properties of the objects the parameters refer to (not of a parameter the method
+        // points elsewhere: `envelope = new Envelope()` leaves the caller's object alone).
+        let mut into_params = Vec::new();
+        for (k, v) in &self.env {
+            let Place::Prop(owner, f) = k else { continue };
+            let Place::Local(n) = owner.as_ref() else {
+                continue;
+            };
+            let Some(i) = self.method.params.iter().position(|p| p.name == *n) else {
+                continue;
+            };
+            if self.assigned_params.contains(n.as_str()) {
+                continue;
+            }
+            for o in v {
+                if let Origin::Fresh(s) = o {
+                    into_params.push(((i as u16, f.to_string()), *s));
+                }
+            }
+        }
+        into_params.sort();
+        for (slot, i) in into_params {
+            let desc = self.source_desc(i);
+            keep_source(&mut self.out.summary.param_field_sources, slot, desc);
+        }
     }
 
     pub(super) fn finish_fields(&mut self) {
