@@ -596,20 +596,7 @@ impl Cx<'_> {
                 // A fluent method returns its receiver, with what it wrote into it.
                 union(&mut result, recv_t);
             }
-            // What it stored into properties of the objects passed to it.
-            for ((i, f), d) in &s.param_field_sources {
-                let Some(owner) = c.args.get(*i as usize).and_then(|a| self.place_of(a)) else {
-                    continue;
-                };
-                let label = format!(
-                    "{}() (which stores {} in `{f}` of its argument)",
-                    c.name, d.label
-                );
-                let t = self.fresh_from(d, (&c.args, args), (c.span, c.scope), label);
-                if !t.is_empty() {
-                    self.assign_place(Place::prop(owner, f), t, true, Some(c.span));
-                }
-            }
+            self.stored_into_args(c, s, args);
             let minted = if on_this || s.field_sources.is_empty() {
                 Vec::new()
             } else {
@@ -799,6 +786,24 @@ impl Cx<'_> {
     pub(super) fn is_key_sink_call(&self, c: &Call) -> bool {
         let site = CallSite::call(self, c);
         !self.model.key_sinks(&site).is_empty() || self.model.named_key(&site).is_some()
+    }
+
+    /// What a project callee stored into properties of the objects passed to it (its
+    /// summary's `param_field_sources`): those properties of the arguments' places hold it.
+    fn stored_into_args(&mut self, c: &Call, s: &Summary, args: &[Taint]) {
+        for ((i, f), d) in &s.param_field_sources {
+            let Some(owner) = c.args.get(*i as usize).and_then(|a| self.place_of(a)) else {
+                continue;
+            };
+            let label = format!(
+                "{}() (which stores {} in `{f}` of its argument)",
+                c.name, d.label
+            );
+            let t = self.fresh_from(d, (&c.args, args), (c.span, c.scope), label);
+            if !t.is_empty() {
+                self.assign_place(Place::prop(owner, f), t, true, Some(c.span));
+            }
+        }
     }
 
     /// Request options received from the caller (`RequestOptions options` parameter).
