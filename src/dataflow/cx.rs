@@ -47,6 +47,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         ret_unshaped: false,
         builders: HashSet::new(),
         built: HashSet::new(),
+        copies: HashMap::new(),
         guarded: false,
         keep_cond: false,
         param_runs: BTreeMap::new(),
@@ -228,6 +229,9 @@ pub(super) struct Cx<'p> {
     /// Locals holding an object a builder chain made here, whose every written field is in the
     /// environment: a field it does not list was never set.
     pub(super) built: HashSet<String>,
+    /// Locals holding a copy of another object (`request.toBuilder()…build()`, a Lombok
+    /// `withX(…)`): the place of the original, whose fields the copy keeps unless it set them.
+    pub(super) copies: HashMap<String, Place>,
     /// Parameters called as functions (`handler.accept(…)`), and whether every such call ran
     /// under a cluster-wide guard.
     pub(super) param_runs: BTreeMap<u16, bool>,

@@ -44,6 +44,9 @@ pub(super) struct Shape {
     /// Every field written into the object is listed: a chain started by `builder()` here. A
     /// field it does not list was never set (and holds nothing of the attempt).
     pub(super) complete: bool,
+    /// A copy of the object at this place (`request.toBuilder()`, a Lombok `@With` method
+    /// `order.withSentAt(now)`): a field it does not list is that object's field.
+    pub(super) base: Option<Place>,
 }
 
 impl Shape {
@@ -179,6 +182,18 @@ impl Cx<'_> {
         self.place_of(e).and_then(|p| self.shape_of_place(&p))
     }
 
+    /// Field `f` of the object at place `b`, a copy's original: as written here, else the
+    /// part of its whole value.
+    fn base_field(&self, b: &Place, f: &str) -> Taint {
+        if let Some(v) = self.env.get(&Place::prop(b.clone(), f)) {
+            return v.clone();
+        }
+        match b {
+            Place::This(n) => part_of(&self.read_field(n), f),
+            _ => self.env.get(b).map(|t| part_of(t, f)).unwrap_or_default(),
+        }
+    }
+
     /// The fields written into the object at a place. This scans the environment, so it is
     /// asked only where an object leaves the method or a builder is finished.
     pub(super) fn shape_of_place(&self, p: &Place) -> Option<Shape> {
@@ -192,6 +207,10 @@ impl Cx<'_> {
             // An object a builder chain made here: the environment lists every field it set.
             if self.built.contains(n) {
                 s.complete = true;
+                known = true;
+            }
+            if let Some(b) = self.copies.get(n) {
+                s.base = Some(b.clone());
                 known = true;
             }
         }
@@ -231,6 +250,9 @@ impl Cx<'_> {
             if let Some(v) = s.fields.get(f) {
                 return v.clone();
             }
+            if let Some(b) = &s.base {
+                return self.base_field(b, f);
+            }
             if s.complete && !s.map && !WHOLE_OBJECT_READS.contains(&f) {
                 return Taint::new();
             }
@@ -240,6 +262,10 @@ impl Cx<'_> {
                 if let Some(v) = self.env.get(&q) {
                     return v.clone();
                 }
+            }
+            // A property a copy of another object did not set: the original's.
+            if let Some(b) = p.as_local().and_then(|n| self.copies.get(n)) {
+                return self.base_field(b, f);
             }
             // A property the builder chain that made the object never set.
             if p.as_local().is_some_and(|n| self.built.contains(n))
@@ -364,6 +390,26 @@ impl Cx<'_> {
         if c.name == "toBuilder" && c.args.is_empty() {
             let mut s = self.shape_of(r).unwrap_or_default();
             s.builder = true;
+            if !s.complete && s.base.is_none() {
+                s.base = self.place_of(r);
+            }
+            self.shapes.insert(c.span, s);
+            return;
+        }
+        // A Lombok `@With` method, generated (not in the source) on a project class: a copy
+        // with one property replaced.
+        if args.len() == 1
+            && !self.is_builder(r)
+            && let Some(prop) = property_of(&c.name, "with")
+            && self
+                .type_of(r)
+                .is_some_and(|t| matches!(t, crate::semantic::TypeRef::Project(_)))
+        {
+            let mut s = self.shape_of(r).unwrap_or_default();
+            if !s.complete && s.base.is_none() {
+                s.base = self.place_of(r);
+            }
+            s.fields.insert(prop, args[0].clone());
             self.shapes.insert(c.span, s);
             return;
         }
@@ -415,6 +461,7 @@ impl Cx<'_> {
     pub(super) fn object_fields(&mut self, local: &str, init: Option<&Expr>) {
         let shape = init.and_then(|e| self.shapes.get(&e.peel().span()).cloned());
         self.built.remove(local);
+        self.copies.remove(local);
         let Some(shape) = shape else {
             self.builders.remove(local);
             // Another name for an object held elsewhere (`input = step.getInputData()`).
@@ -425,6 +472,11 @@ impl Cx<'_> {
         };
         if shape.complete && !shape.builder && !shape.map {
             self.built.insert(local.to_string());
+        }
+        if let Some(b) = &shape.base
+            && *b != Place::local(local)
+        {
+            self.copies.insert(local.to_string(), b.clone());
         }
         if shape.builder {
             self.builders.insert(local.to_string());
@@ -630,6 +682,7 @@ impl Cx<'_> {
             map: ret.map,
             builder: ret.builder,
             complete: ret.complete,
+            base: None,
         };
         let recv = if on_this { None } else { c.recv.as_ref() };
         for (f, flow) in &ret.fields {
