@@ -7,8 +7,25 @@ use super::liveness::Dead;
 use super::pipelines::collect_returns;
 use super::{Part, Region};
 use crate::catalogue::Catalogue;
-use crate::java::ir::Expr;
+use crate::java::ir::{Expr, LambdaBody};
 use crate::semantic::{Loc, MethodId, Project};
+
+/// Does every function the bean method returns have a block body that never fails (SPEC 3.3:
+/// `event -> { try { … } catch (Exception e) { log… } }`)? Then no message is redelivered.
+fn never_fails(project: &Project, cat: &Catalogue, id: MethodId, rets: &[&Expr]) -> Option<Dead> {
+    let mut found = None;
+    for e in rets {
+        let Expr::Lambda(l) = e.peel() else {
+            return None;
+        };
+        let LambdaBody::Block(b) = &l.body else {
+            return None;
+        };
+        let dead = super::liveness::function_never_fails(project, cat, id, b)?;
+        found.get_or_insert(dead);
+    }
+    found
+}
 
 /// The function-bean regions among the `wanted` methods.
 pub fn function_bean_regions(
@@ -70,7 +87,8 @@ pub fn function_bean_regions(
                     setting: setting.replace("{name}", &m.name),
                     value,
                     in_annotation: false,
-                });
+                })
+                .or_else(|| never_fails(project, cat, id, &rets));
             let loc = Loc {
                 file: id.0,
                 span: m.name_span,

@@ -358,6 +358,48 @@ pub fn never_fails_through(
     of(id, &|| never_fails(project, cat, id, &mut vec![id]))
 }
 
+/// Does `body`, code of method `id` (its body or a lambda's block in it), end in a `try` that
+/// catches every exception in clauses that neither rethrow nor hand the item back (a partial
+/// batch failure the platform reads, a requeueing nack)? The caught type, and whether the `try`
+/// follows preamble statements.
+fn swallows_in(
+    project: &Project,
+    cat: &Catalogue,
+    id: MethodId,
+    body: &Block,
+) -> Option<(String, bool)> {
+    // A catch clause that reports the item as failed in a partial batch response the platform
+    // reads fails too: that item is delivered again.
+    // So does one that hands the message back to the broker (`basicNack(tag, false, true)`).
+    let rethrows = |var: &str, b: &Block| {
+        Rethrows::new(project, cat).through_call(id, var, b, 0)
+            || super::redelivery::requests_redelivery(project, cat, id, b)
+            || b.iter().any(|s| {
+                super::item_failures::reports(project, cat, id, crate::java::ir::Node::Stmt(s))
+                    == Some(true)
+            })
+    };
+    let preamble = |s: &Stmt| preamble_stmt(s) || observes(project, cat, id, s);
+    swallows_every_failure(body, &preamble, &rethrows)
+}
+
+/// Does the block body of a function (a lambda written in method `id`) never fail? A
+/// `java.util.function` type declares no checked exception, so a `RuntimeException` clause
+/// takes every failure too.
+pub(super) fn function_never_fails(
+    project: &Project,
+    cat: &Catalogue,
+    id: MethodId,
+    body: &Block,
+) -> Option<Dead> {
+    let (caught, preamble) = swallows_in(project, cat, id, body)?;
+    Some(Dead::CatchesAll {
+        caught,
+        via: Vec::new(),
+        preamble,
+    })
+}
+
 /// How deep [`never_fails`] follows calls on `this`.
 pub(super) const DELEGATION_DEPTH: usize = 4;
 
@@ -377,21 +419,10 @@ fn never_fails(
     // bodies would otherwise stay decoded until the region search gives them back.
     let body = project.method(id).peek_body()?;
     let body: &crate::java::ir::Block = &body;
-    // A catch clause that reports the item as failed in a partial batch response the platform
-    // reads fails too: that item is delivered again.
-    // So does one that hands the message back to the broker (`basicNack(tag, false, true)`).
-    let rethrows = |var: &str, b: &Block| {
-        Rethrows::new(project, cat).through_call(id, var, b, 0)
-            || super::redelivery::requests_redelivery(project, cat, id, b)
-            || b.iter().any(|s| {
-                super::item_failures::reports(project, cat, id, crate::java::ir::Node::Stmt(s))
-                    == Some(true)
-            })
-    };
     let preamble = |s: &Stmt| preamble_stmt(s) || observes(project, cat, id, s);
     // A `RuntimeException` clause takes every failure only where no checked one can leave the
     // method: it declares none.
-    if let Some((caught, preamble)) = swallows_every_failure(body, &preamble, &rethrows)
+    if let Some((caught, preamble)) = swallows_in(project, cat, id, body)
         && (simple(caught.trim()) != "RuntimeException" || project.method(id).throws.is_empty())
     {
         return Some(NeverFails {
