@@ -804,6 +804,16 @@ impl Cx<'_> {
                 self.assign_place(Place::prop(owner, f), t, true, Some(c.span));
             }
         }
+        for (i, d) in &s.param_added_sources {
+            let Some(owner) = c.args.get(*i as usize).and_then(|a| self.place_of(a)) else {
+                continue;
+            };
+            let label = format!("{}() (which adds {} to its argument)", c.name, d.label);
+            let t = self.fresh_from(d, (&c.args, args), (c.span, c.scope), label);
+            if !t.is_empty() {
+                self.assign_place(owner, t, false, Some(c.span));
+            }
+        }
     }
 
     /// Request options received from the caller (`RequestOptions options` parameter).

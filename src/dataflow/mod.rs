@@ -171,6 +171,7 @@ static EMPTY_SUMMARY: SummaryData = SummaryData {
     field_sinks: BTreeMap::new(),
     field_sources: BTreeMap::new(),
     param_field_sources: BTreeMap::new(),
+    param_added_sources: BTreeMap::new(),
     field_params: BTreeMap::new(),
     ret_this: false,
     ret_shape: None,
@@ -257,6 +258,11 @@ pub struct SummaryData {
     /// holds them after the call.
     #[serde(default)]
     pub param_field_sources: BTreeMap<(u16, String), SourceDesc>,
+    /// Per-attempt values the method adds to the objects its parameters refer to as a whole
+    /// (`sb.append(Instant.now())` on a `StringBuilder` parameter): the caller's object holds
+    /// them after the call.
+    #[serde(default)]
+    pub param_added_sources: BTreeMap<u16, SourceDesc>,
     /// The parameters (or fields of parameters) each `this` field is set from: a constructor's
     /// fields, a setter's or a builder method's property.
     pub field_params: BTreeMap<String, BTreeSet<ParamPath>>,
@@ -327,6 +333,7 @@ impl Summary {
         join_sinks(&mut self.field_sinks, other.field_sinks);
         keep_min_source(&mut self.field_sources, other.field_sources);
         keep_min_source(&mut self.param_field_sources, other.param_field_sources);
+        keep_min_source(&mut self.param_added_sources, other.param_added_sources);
         for (k, v) in other.field_params {
             self.field_params.entry(k).or_default().extend(v);
         }

@@ -346,6 +346,24 @@ impl Cx<'_> {
             let desc = self.source_desc(i);
             keep_source(&mut self.out.summary.param_field_sources, slot, desc);
         }
+        // What mutators (`append`, `add…`) put into a parameter's object as a whole: a parameter
+        // never assigned holds only the caller's object and what was added to it.
+        let mut added = Vec::new();
+        for (i, p) in self.method.params.iter().enumerate() {
+            if self.assigned_params.contains(p.name.as_str()) {
+                continue;
+            }
+            for o in self.env.get(&Place::local(&p.name)).into_iter().flatten() {
+                if let Origin::Fresh(s) = o {
+                    added.push((i as u16, *s));
+                }
+            }
+        }
+        added.sort();
+        for (slot, i) in added {
+            let desc = self.source_desc(i);
+            keep_source(&mut self.out.summary.param_added_sources, slot, desc);
+        }
     }
 
     pub(super) fn finish_fields(&mut self) {
