@@ -365,3 +365,152 @@ public class AcquirerRouter {
         vec![("AcquirerRouter.java".into(), 19, "RL004".into())]
     );
 }
+
+/// An interceptor registered on a client bean (`@Bean RestTemplate` with `.interceptors(…)`,
+/// `@Bean WebClient` with `.filter(factory())`) runs inside the regions that send through the
+/// bean, injected into a field of another class whose text names neither the interceptor nor a
+/// catalogue word.
+#[test]
+fn an_interceptor_registered_on_a_client_bean() {
+    let interceptor = r#"package com.acme.payouts.http;
+
+import java.io.IOException;
+import java.util.UUID;
+import org.springframework.http.HttpRequest;
+import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
+
+public class PayoutKeyInterceptor implements ClientHttpRequestInterceptor {
+    @Override
+    public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
+            throws IOException {
+        request.getHeaders().set("Idempotency-Key", UUID.randomUUID().toString());
+        return execution.execute(request, body);
+    }
+}
+"#;
+    let config = r#"package com.acme.payouts.http;
+
+import java.util.UUID;
+import org.springframework.boot.web.client.RestTemplateBuilder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.client.RestTemplate;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.WebClient;
+
+@Configuration
+public class HttpClientsConfig {
+    @Bean
+    RestTemplate payoutsRestTemplate(RestTemplateBuilder builder) {
+        return builder.rootUri("https://payouts.example.com").interceptors(new PayoutKeyInterceptor()).build();
+    }
+
+    static ExchangeFilterFunction acquirerKey() {
+        return (request, next) -> next.exchange(ClientRequest.from(request)
+                .header("Idempotency-Key", UUID.randomUUID().toString())
+                .build());
+    }
+
+    @Bean
+    WebClient acquirerWebClient(WebClient.Builder builder) {
+        return builder.baseUrl("https://acquirer.example.com").filter(acquirerKey()).build();
+    }
+}
+"#;
+    let payouts = r#"package com.acme.payouts.service;
+
+import org.springframework.retry.annotation.Retryable;
+import org.springframework.stereotype.Service;
+import org.springframework.web.client.RestTemplate;
+
+@Service
+public class PayoutService {
+    private final RestTemplate rest;
+
+    public PayoutService(RestTemplate rest) {
+        this.rest = rest;
+    }
+
+    @Retryable(maxAttempts = 3)
+    public String payout(String account, long cents) {
+        return rest.postForObject("/payouts", new PayoutBody(account, cents), String.class);
+    }
+}
+"#;
+    let body = r#"package com.acme.payouts.service;
+
+public record PayoutBody(String account, long cents) {}
+"#;
+    let cards = r#"package com.acme.payouts.service;
+
+import java.time.Duration;
+import org.springframework.stereotype.Service;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+@Service
+public class CardAuthorizer {
+    private final WebClient acquirer;
+
+    public CardAuthorizer(WebClient acquirer) {
+        this.acquirer = acquirer;
+    }
+
+    public Mono<String> authorize(String orderId) {
+        return acquirer.post().uri("/authorizations").bodyValue(orderId)
+                .retrieve().bodyToMono(String.class)
+                .retryWhen(Retry.backoff(3, Duration.ofMillis(300)));
+    }
+}
+"#;
+    let mut files = vec![
+        (
+            "com/acme/payouts/http/PayoutKeyInterceptor.java".to_string(),
+            interceptor.to_string(),
+        ),
+        (
+            "com/acme/payouts/http/HttpClientsConfig.java".into(),
+            config.into(),
+        ),
+        (
+            "com/acme/payouts/service/PayoutService.java".into(),
+            payouts.into(),
+        ),
+        (
+            "com/acme/payouts/service/PayoutBody.java".into(),
+            body.into(),
+        ),
+        (
+            "com/acme/payouts/service/CardAuthorizer.java".into(),
+            cards.into(),
+        ),
+    ];
+    for i in 0..6 {
+        files.push((
+            format!("com/acme/payouts/util/Util{i}.java"),
+            format!("package com.acme.payouts.util;\n\npublic class Util{i} {{\n    static int twice(int x) {{\n        return 2 * x;\n    }}\n}}\n"),
+        ));
+    }
+    let named: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let dir = project(&named);
+    // With the default share, as a user runs it: the prefilter does not give up on this tree.
+    let mut opts = Options::new(vec![dir.path().to_path_buf()]);
+    opts.prefilter = true;
+    let default_share = check(&opts).expect("check runs").findings;
+    let v = same_both_ways(vec![dir.path().to_path_buf()]);
+    assert_eq!(format!("{default_share:#?}"), format!("{v:#?}"));
+    assert_eq!(
+        lines(&v),
+        vec![
+            ("HttpClientsConfig.java".into(), 21, "RL001".into()),
+            ("PayoutKeyInterceptor.java".into(), 14, "RL001".into()),
+        ]
+    );
+}

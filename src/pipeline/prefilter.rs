@@ -294,6 +294,19 @@ struct ClientLinks {
     clients: HashSet<u32>,
     /// The simple names of the functional interfaces of `[[regions.function_call]]` rows.
     functional: HashSet<String>,
+    /// Interceptors registered on a client that is a bean (`[[regions.interceptor]]` rows with
+    /// `injected_by`): per row, the registering calls' names, the simple names of the builder
+    /// types they are called on (`WebClient` for `WebClient.Builder`) and of the bean
+    /// annotations. A bean method that leads to an effect through such a registration makes its
+    /// client type lead to one: every call through a field, parameter or local of that type
+    /// sends through the interceptor.
+    bean_clients: Vec<BeanRegistration>,
+}
+
+struct BeanRegistration {
+    calls: HashSet<u32>,
+    builders: HashSet<u32>,
+    beans: HashSet<String>,
 }
 
 impl ClientLinks {
@@ -306,7 +319,26 @@ impl ClientLinks {
             functional: (cat.regions.function_call.iter().flat_map(|r| &r.types))
                 .map(|t| t.rsplit('.').next().unwrap_or(t).to_string())
                 .collect(),
+            bean_clients: Vec::new(),
         };
+        let outer = |t: &String| {
+            // The first capitalised segment: `WebClient` of `…client.WebClient.Builder`.
+            let first = t.split('.').find(|p| p.starts_with(char::is_uppercase));
+            scope::token_hash(first.unwrap_or(t).as_bytes())
+        };
+        for row in &cat.regions.interceptor {
+            if row.injected_by.is_empty() || row.register.is_empty() {
+                continue;
+            }
+            let tok = |n: &String| scope::token_hash(n.as_bytes());
+            l.bean_clients.push(BeanRegistration {
+                calls: row.register.iter().chain(&row.accessor).map(tok).collect(),
+                builders: row.receiver_types.iter().map(outer).collect(),
+                beans: (row.injected_by.iter())
+                    .map(|t| t.rsplit('.').next().unwrap_or(t).to_string())
+                    .collect(),
+            });
+        }
         for row in &cat.regions.interceptor {
             let Some(b) = &row.beans else { continue };
             l.interceptors.extend(row.types.iter().map(simple));
@@ -325,6 +357,28 @@ impl ClientLinks {
     fn registers_interceptor(&self, tokens: &[u32]) -> bool {
         scope::mentions(tokens, &self.interceptors) && scope::mentions(tokens, &self.registrations)
     }
+
+    /// The client type (its simple name's token) that bean method `m`, with these tokens,
+    /// registers an interceptor on and returns (`@Bean WebClient payments(WebClient.Builder b)
+    /// { return b.filter(keyFilter()).build(); }`).
+    fn registered_client(&self, m: &crate::java::ir::Method, tokens: &[u32]) -> Option<u32> {
+        let ret = m.ret.split('<').next().unwrap_or(&m.ret).trim();
+        let simple = ret.rsplit('.').next().unwrap_or(ret);
+        if simple.is_empty() || simple == "void" || simple.starts_with(char::is_lowercase) {
+            return None;
+        }
+        self.bean_clients
+            .iter()
+            .any(|r| {
+                scope::mentions(tokens, &r.calls)
+                    && scope::mentions(tokens, &r.builders)
+                    && m.annotations.iter().any(|a| {
+                        let n = a.name.as_str();
+                        r.beans.contains(n.rsplit('.').next().unwrap_or(n))
+                    })
+            })
+            .then(|| scope::token_hash(simple.as_bytes()))
+    }
 }
 
 /// Names that lead to an effect word, found so far: methods, constructed classes, and per
@@ -342,6 +396,10 @@ struct Closure {
     field_carriers: Vec<HashSet<(usize, u32)>>,
     /// Files already checked against every name (then only against the names found since).
     checked: Vec<bool>,
+    /// Client types an interceptor leading to an effect is registered on (token hashes), and
+    /// per file, how many of them its fields were checked against.
+    clients: HashSet<u32>,
+    clients_checked: Vec<usize>,
 }
 
 /// What one pass of the closure added.
@@ -373,6 +431,8 @@ fn backward(files: &mut Files, links: &ClientLinks, report: &mut Report) -> Opti
         carriers: vec![HashSet::new(); rows],
         field_carriers: vec![HashSet::new(); n],
         checked: vec![false; n],
+        clients: HashSet::new(),
+        clients_checked: vec![0; n],
     };
     let mut want = files.untried(&|s| s.effect);
     let limit = (n as f64 * files.opts.prefilter_max_share) as usize;
@@ -490,6 +550,7 @@ impl Closure {
             }
             self.mark_methods(files, &delta, &carriers_now, links, &mut added);
             self.mark_clients(files, links, &mut added);
+            self.client_fields(files, &mut added);
             for (i, p) in files.parsed.iter().enumerate() {
                 self.checked[i] |= p.is_some();
             }
@@ -539,6 +600,29 @@ impl Closure {
                 b[mi] = true;
                 let h = scope::token_hash(m.name.as_bytes());
                 if !self.names.contains(&h) {
+                    added.names.insert(h);
+                }
+            }
+        }
+    }
+
+    /// The fields whose type is a client with an interceptor that leads to an effect: calls
+    /// through them send through it (their users know them by name).
+    fn client_fields(&mut self, files: &Files, added: &mut Added) {
+        if self.clients.is_empty() {
+            return;
+        }
+        for (i, p) in files.parsed.iter().enumerate() {
+            let Some(p) = p else { continue };
+            if self.clients_checked[i] == self.clients.len() {
+                continue;
+            }
+            self.clients_checked[i] = self.clients.len();
+            for f in p.facts.classes.iter().flat_map(|c| &c.fields) {
+                let h = scope::token_hash(f.name.as_bytes());
+                if scope::mentions(&scope::tokens(f.ty.as_bytes()), &self.clients)
+                    && !self.names.contains(&h)
+                {
                     added.names.insert(h);
                 }
             }
@@ -614,6 +698,12 @@ impl Closure {
                 }
                 b[mi] = true;
                 let m = &p.facts.methods[mi];
+                if let Some(t) = links.registered_client(m, &part.tokens)
+                    && self.clients.insert(t)
+                    && !self.names.contains(&t)
+                {
+                    added.names.insert(t);
+                }
                 stored_functions(&self.names, m, part.text_hit, &links.functional, added);
                 // Its users know it by its name, a constructor by its class's names.
                 if !m.is_ctor && m.name != "<init>" {
