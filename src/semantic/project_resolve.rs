@@ -152,9 +152,14 @@ impl Project {
                     found = self.methods_in_hierarchy(cc, &call.name, arity);
                     if !found.is_empty() {
                         for m in found.clone() {
+                            // A static method hides and a private one is not inherited: no
+                            // subtype overrides either (JLS 8.4.8).
+                            if !self.overridable(m) {
+                                continue;
+                            }
                             let subs = self.subtypes_of(self.class_of(m));
                             for x in self.methods_named_in(subs, &call.name) {
-                                if Self::arity_ok(self.method(x), arity) {
+                                if self.overridable(x) && Self::arity_ok(self.method(x), arity) {
                                     found.push(x);
                                 }
                             }
@@ -170,10 +175,14 @@ impl Project {
             }
             Some(Some(TypeRef::Project(c))) => {
                 let mut found = self.methods_in_hierarchy(c, &call.name, arity);
-                for x in self.methods_named_in(self.subtypes_of(c), &call.name) {
-                    let mm = self.method(x);
-                    if !mm.is_ctor && Self::arity_ok(mm, arity) {
-                        found.push(x);
+                // Overrides in the subtypes, unless what the type binds is static or private.
+                let virtual_call = found.is_empty() || found.iter().any(|m| self.overridable(*m));
+                if virtual_call {
+                    for x in self.methods_named_in(self.subtypes_of(c), &call.name) {
+                        let mm = self.method(x);
+                        if !mm.is_ctor && self.overridable(x) && Self::arity_ok(mm, arity) {
+                            found.push(x);
+                        }
                     }
                 }
                 found
@@ -185,6 +194,12 @@ impl Project {
         out.sort();
         out.dedup();
         out
+    }
+
+    /// Can a subtype override method `m` (an instance method that is not private)?
+    fn overridable(&self, m: MethodId) -> bool {
+        let mods = &self.method(m).modifiers;
+        !mods.is_static && !mods.is_private
     }
 
     fn static_import_methods(&self, file: u32, name: &str, arity: usize) -> Vec<MethodId> {
