@@ -536,6 +536,22 @@ pub struct CallbackRegion {
     pub label: String,
     #[serde(default)]
     pub scheduler: bool,
+    /// The calls that run the callback again only when it fails (SPEC 3.3): a callback whose
+    /// block body swallows every exception never does, so the call makes no region.
+    #[serde(default)]
+    pub catch_all: Option<CatchAllEnds>,
+}
+
+/// Calls of a retry callback row whose callback fails only by throwing (not through a returned
+/// future): `methods`; among them, those whose callback type declares no checked exception (a
+/// `java.util.function` type), where a `RuntimeException` clause takes every failure:
+/// `unchecked`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatchAllEnds {
+    pub methods: Vec<String>,
+    #[serde(default)]
+    pub unchecked: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

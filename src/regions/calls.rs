@@ -78,7 +78,7 @@ impl Regions<'_> {
             if !row.methods.contains(&c.name) || c.args.len() < row.min_args {
                 continue;
             }
-            if let Some(parts) = Self::callback_region(body, row, c) {
+            if let Some(parts) = Self::callback_region(body, cat, row, c) {
                 let loc = Loc {
                     file: body.id.0,
                     span: c.name_span,
@@ -133,6 +133,7 @@ impl Regions<'_> {
     /// The code a callback row's call runs again, if the call matches the row.
     fn callback_region(
         body: &Body<'_>,
+        cat: &Catalogue,
         row: &crate::catalogue::CallbackRegion,
         c: &Call,
     ) -> Option<Vec<Part>> {
@@ -176,6 +177,21 @@ impl Regions<'_> {
             };
             let arg = usize::try_from(idx).ok().and_then(|i| c.args.get(i))?;
             if !ok {
+                return None;
+            }
+            // A callback that swallows every failure never fails: it runs once (SPEC 3.3).
+            if let Some(ends) = &row.catch_all
+                && ends.methods.contains(&c.name)
+                && super::liveness::callback_never_fails(
+                    project,
+                    cat,
+                    body.id,
+                    arg,
+                    &body.defs,
+                    &row.callback_methods,
+                    ends.unchecked.contains(&c.name),
+                )
+            {
                 return None;
             }
             let parts = callback_parts(

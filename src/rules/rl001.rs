@@ -217,6 +217,14 @@ declare_rule! {
     /// the live regions that reach it. A message listener that catches every exception is not
     /// redelivered, and is silent too — unless it acknowledges its messages itself
     /// (`@SqsListener(acknowledgementMode = "MANUAL")`): one it leaves unacknowledged comes back.
+    /// So is a retry callback — `RetryTemplate.execute`, Resilience4j `executeSupplier`/
+    /// `decorate…`, Failsafe `get`/`run` — whose lambda or anonymous class is one `try`
+    /// catching `Exception` or `Throwable` (or `RuntimeException`, where the callback is a
+    /// `Supplier`, `Runnable`, `Function` or `Consumer`, which throw no checked exception), or
+    /// that only calls such a method of its class: the retry runs it once. A callback that
+    /// rethrows, or catches a narrower exception, is still reported; so is a scheduled task (it
+    /// runs again whether or not a run failed) and an asynchronous one (`getAsync`, a returned
+    /// `CompletionStage`), whose failures come through its future.
     /// ```java
     /// @Retryable                                  // private: the proxy never retries it (RL006)
     /// private Charge charge(ChargeCreateParams params) throws StripeException {
