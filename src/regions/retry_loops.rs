@@ -33,7 +33,38 @@ pub fn is_retry_loop(cond: Option<&Expr>, update: &[Expr], body: &Block) -> bool
             _ => {}
         }
     }
-    found && !is_failover(cond, update, body)
+    (found || resets_before_try(body, &flags)) && !is_failover(cond, update, body)
+}
+
+/// Is the flag the loop condition tests reset at the top of each pass and set again only by a
+/// `catch` (`do { retry = false; try { … } catch (E e) { retry = ++n < 3; } } while (retry)`)? A
+/// pass whose `try` succeeds leaves it reset and ends the loop; a failure goes round again.
+fn resets_before_try(body: &Block, flags: &[String]) -> bool {
+    let mut reset: Vec<String> = Vec::new();
+    for s in body {
+        match s {
+            Stmt::Expr(Expr::Assign(a))
+                if a.op == "=" && matches!(a.value.peel(), Expr::Lit(..)) =>
+            {
+                if let Expr::Name(n, _) = a.target.peel()
+                    && flags.contains(n)
+                {
+                    reset.push(n.clone());
+                }
+            }
+            Stmt::Try { body, catches, .. } if !reset.is_empty() => {
+                if !sets_flag(body, &reset)
+                    && catches
+                        .iter()
+                        .any(|(_, c)| sets_flag(c, &reset) && !ends_abruptly(c))
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Does each pass of the loop take another element: its counter indexes a list or an array
