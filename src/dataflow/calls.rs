@@ -247,6 +247,16 @@ impl Cx<'_> {
         if !targets.is_empty() {
             let mut t = self.project_call(c, &targets, on_this, &recv_t, &args, &here);
             union(&mut t, &held);
+            // A project interface's method that nothing in the project implements with a body,
+            // called on a function the attempt made (`KeyGenerator gen = id -> id + UUID…;
+            // gen.generate(id)`): it returns what the function evaluates, as a library function
+            // type's call does.
+            if !recv_t.is_empty()
+                && !on_this
+                && targets.iter().all(|m| !self.project.method(*m).has_body())
+            {
+                union(&mut t, &recv_t);
+            }
             return t;
         }
 

@@ -28,7 +28,10 @@ declare_rule! {
     /// A function kept in a field is evaluated where it is called: `ids.get()` on a
     /// `Supplier<UUID> ids` set to `UUID::randomUUID` — by the field's initializer, a
     /// constructor, or a `@Bean` method returning `Supplier<UUID>` that the container injects —
-    /// is a new value on every attempt that calls it, though the field was set once.
+    /// is a new value on every attempt that calls it, though the field was set once. A function
+    /// of the project's own interface made in the attempt — a lambda, method reference or
+    /// anonymous class held in a local or handed to a helper (`KeyRule rule = id -> id +
+    /// UUID.randomUUID(); send(rule.keyFor(id))`) — returns what it evaluates when called.
     ///
     /// ## Example
     /// ```java
