@@ -29,7 +29,7 @@ pub use policy::enabled as rule_enabled;
 pub use policy::{baseline, config, suppress};
 pub use suppress::Suppressed;
 pub use workspace::scan as scope;
-pub use workspace::{cache, cache_auth, depth_limit, discovery, safe_fs, source};
+pub use workspace::{cache, cache_auth, depth_limit, discovery, facts_pack, safe_fs, source};
 
 /// The default [`Options::prefilter_max_share`].
 pub const PREFILTER_MAX_SHARE: f64 = 0.5;

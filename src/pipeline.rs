@@ -198,6 +198,8 @@ pub(crate) fn run(opts: &Options) -> Result<Report, RunError> {
     } else {
         analyse_every_file(&found.java, &deployed, opts, cat, caches, &mut report)
     };
+    // Once every file's facts are known (whether from the cache or parsed).
+    phase("facts pack", || cache.save_pack());
     let recovered = findings::recovery::drop_recovered(&project, &mut findings);
     syntax_warnings(&project, &recovered, &mut report);
     depth_warnings(&project, &mut report);
@@ -420,6 +422,7 @@ fn analyse_every_file(
         }
     }
     report.summary.files_scanned = files.len();
+    phase("facts pack", || cache.save_pack());
     let mut project = phase("index", || index::Project::new(files));
     project.set_tree_words(named);
     let (findings, truncated) = analysis::find(&mut project, cat, None, false, caches);

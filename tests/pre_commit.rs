@@ -663,3 +663,88 @@ fn a_prefilter_that_gave_up_gives_up_at_once_while_its_inputs_are_the_same() {
     let (_, err) = same(&["."]);
     assert!(!gave_up(&err), "{err}");
 }
+
+/// How many files the run took from the facts pack, of how many, at its last count.
+fn packed(stderr: &str) -> (usize, usize) {
+    let line = stderr
+        .lines()
+        .rfind(|l| l.contains("files taken from the pack"))
+        .unwrap_or_else(|| panic!("no facts count: {stderr}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "facts:").unwrap();
+    (
+        words[at + 1].parse().unwrap(),
+        words[at + 3].parse().unwrap(),
+    )
+}
+
+fn pack_file(repo: &Path) -> Vec<u8> {
+    let dir = std::fs::read_dir(repo.join(".retrylint_cache"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("facts-")
+        })
+        .expect("a facts directory");
+    std::fs::read(dir.join("pack")).expect("a facts pack")
+}
+
+/// The facts of every file come from one pack written by the run before: an edited file's from
+/// its own entry (the pack stays as it was while few files are edited), many edited files
+/// write the pack again; a pack sealed on another machine is not used; every report is byte for
+/// byte a run's without any cache.
+#[test]
+fn the_facts_pack_serves_unchanged_files_and_is_rewritten_after_many_edits() {
+    let repo = repository();
+    let p = repo.path();
+    let filler = |i: usize, word: &str| {
+        format!(
+            "package a;\nclass Filler{i} {{\n  private final Client client;\n  Filler{i}(Client client) {{ this.client = client; }}\n  void tag(String id) {{ client.setIdempotencyKey(\"{word}-\" + id); }}\n}}\n"
+        )
+    };
+    for i in 0..300 {
+        write(p, &format!("Filler{i}.java"), &filler(i, "tag"));
+    }
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    assert_eq!(packed(&err).0, 0, "{err}");
+    let written = pack_file(p);
+    let (full, _) = hook(p, &["."]);
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    let (from_pack, n) = packed(&err);
+    assert!(n >= 300 && from_pack == n, "{from_pack} of {n}");
+    // A callee edited to mint a fresh key: its facts come from outside the pack, which stays.
+    write(p, "Keys.java", RANDOM_KEYS);
+    let (random, _) = hook(p, &["src/main/java/a/Billing.java"]);
+    assert!(!rules(&random).is_empty(), "{random}");
+    let (_, err) = run(p, &["src/main/java/a/Billing.java"], "json", true, &[]);
+    assert_eq!(packed(&err), (n - 1, n), "{err}");
+    assert_eq!(pack_file(p), written, "one edit rewrote the pack");
+    write(p, "Keys.java", STABLE_KEYS);
+    let (back, _) = hook(p, &["."]);
+    assert_eq!(back, full);
+    // Edits of a tenth of the files: the pack is written again and then serves every file.
+    for i in 0..30 {
+        write(p, &format!("Filler{i}.java"), &filler(i, "label"));
+    }
+    let (edited, _) = hook(p, &["."]);
+    assert_ne!(pack_file(p), written, "many edits did not rewrite the pack");
+    let (_, err) = run(p, &["."], "json", true, &[]);
+    assert_eq!(packed(&err).0, packed(&err).1, "{err}");
+    let (again, _) = hook(p, &["."]);
+    assert_eq!(again, edited);
+    // Another machine's key: the pack is refused and every file's facts made again.
+    let keys = tempfile::tempdir().unwrap();
+    let (other, err) = run(
+        p,
+        &["."],
+        "json",
+        true,
+        &[("XDG_CACHE_HOME", keys.path().to_str().unwrap())],
+    );
+    assert_eq!(packed(&err).0, 0, "{err}");
+    assert_eq!(other, again);
+}

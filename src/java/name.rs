@@ -236,6 +236,22 @@ pub fn decode_numbered<T>(bytes: &[u8], decode: impl FnOnce(&[u8]) -> Option<T>)
     decode(body)
 }
 
+/// What [`encode_numbered`] wrote, taken apart: the table's texts and the value's bytes.
+pub fn split_numbered(bytes: &[u8]) -> Option<(Vec<&str>, &[u8])> {
+    postcard::from_bytes(bytes).ok()
+}
+
+/// Decode the value bytes of what [`encode_numbered`] wrote with its table already made
+/// (`names`, in the table's order): a table shared by many values is interned once.
+pub fn decode_with_names<T>(
+    names: Vec<Name>,
+    body: &[u8],
+    decode: impl FnOnce(&[u8]) -> Option<T>,
+) -> Option<T> {
+    let _guard = Swap::new(Some(Table::Decode(names)));
+    decode(body)
+}
+
 /// Runs `f` with names written and read as text, whatever encoding is under way (a method
 /// body, encoded on its own and decoded without the file's table).
 pub fn as_text<T>(f: impl FnOnce() -> T) -> T {

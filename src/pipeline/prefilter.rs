@@ -834,6 +834,8 @@ fn has_effect(
 fn everything(files: &mut Files, cat: &catalogue::Catalogue, report: &mut Report) -> Analysed {
     let rest: Vec<usize> = (0..files.n).filter(|i| !files.tried[*i]).collect();
     phase("parse", || files.parse(rest, false, report));
+    // Every file's facts are known: written now, before the analysis adds to the heap.
+    phase("facts pack", || files.caches.facts.save_pack());
     let sources: Vec<index::SourceFile> = (0..files.n)
         .filter_map(|i| {
             let p = files.parsed[i].take()?;

@@ -23,9 +23,10 @@ pub fn annotation_regions(
 ) -> Vec<Region> {
     // Each method is looked at on its own: in parallel, in the methods' order.
     let all: Vec<MethodId> = project.all_methods().filter(|m| wanted(m)).collect();
+    let rows = RowNames::of(cat);
     let hits: Vec<(MethodId, &AnnotationRegion, crate::java::ir::Span)> = all
         .par_iter()
-        .filter_map(|id| hit(project, cat, *id))
+        .filter_map(|id| hit(project, cat, &rows, *id))
         .collect();
     // Only a non-public method's callers are counted (is it invoked on `this` alone?): the
     // names of those are all the project's calls are looked up by.
@@ -78,6 +79,7 @@ pub fn annotation_regions(
 fn hit<'c>(
     project: &Project,
     cat: &'c Catalogue,
+    rows: &RowNames,
     id: MethodId,
 ) -> Option<(MethodId, &'c AnnotationRegion, crate::java::ir::Span)> {
     let m = project.method(id);
@@ -87,6 +89,9 @@ fn hit<'c>(
     let class = project.class_of(id);
     let matches_in = |at: crate::semantic::ClassRef, a: &Annotation| {
         let t = project.resolve_type(at.0, Some(at.1 as usize), &a.name);
+        if !rows.may_match(&t) {
+            return None;
+        }
         cat.regions
             .annotation
             .iter()
@@ -151,6 +156,43 @@ fn hit<'c>(
         }
     }
     hit.map(|(r, span)| (id, r, span))
+}
+
+/// The simple names of the annotation rows' annotations. Most annotations of a project
+/// (`@Override`, `@GetMapping`, `@Transactional`) are library or unresolved types, which
+/// [`Project::type_is`] matches only by their own name: one whose simple name no row has is no
+/// row's, without asking each row. A project type is always asked (it may be composed, or
+/// extend a row's type).
+struct RowNames(Option<std::collections::HashSet<String>>);
+
+impl RowNames {
+    fn of(cat: &Catalogue) -> RowNames {
+        let patterns = || {
+            cat.regions
+                .annotation
+                .iter()
+                .flat_map(|r| r.annotations.iter().chain(&r.composable))
+        };
+        // A glob matches names of any kind: no shortcut then.
+        if patterns().any(|p| p.contains('*')) {
+            return RowNames(None);
+        }
+        let simple = |p: &String| p.rsplit('.').next().unwrap_or(p).to_string();
+        RowNames(Some(patterns().map(simple).collect()))
+    }
+
+    /// Can some row's annotation be `t`?
+    fn may_match(&self, t: &TypeRef) -> bool {
+        let Some(names) = &self.0 else {
+            return true;
+        };
+        match t {
+            TypeRef::Project(_) => true,
+            TypeRef::External(f) | TypeRef::Unknown(f) => {
+                names.contains(f.rsplit('.').next().unwrap_or(f))
+            }
+        }
+    }
 }
 
 /// The row of a composed annotation: a project annotation type annotated with one of a row's

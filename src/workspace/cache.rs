@@ -9,6 +9,7 @@
 //! with a size cap, and written under unpredictable names, then renamed into place.
 
 use crate::cache_auth::Key;
+use crate::facts_pack::{self, Pack};
 use crate::java::ir::FileFacts;
 use crate::safe_fs;
 use crate::scope::Scan;
@@ -16,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Bump when the lowered form (`syntax::ir`) or the lowering changes meaning.
 pub const FACTS_FORMAT: u32 = 17;
@@ -35,6 +37,14 @@ pub struct Cache {
     key: Option<Key>,
     /// The content hash of each file read through [`Cache::fetch`], by its path as shown.
     digests: std::sync::Mutex<HashMap<String, [u8; 32]>>,
+    /// The facts of the last run that wrote them, in one file (see [`facts_pack`]): `None`
+    /// until first asked, then whether there is one.
+    pack: std::sync::Mutex<Option<Option<std::sync::Arc<Pack>>>>,
+    /// Entries taken from the pack, and taken or made outside it, this run.
+    from_pack: AtomicUsize,
+    outside: AtomicUsize,
+    /// The entries taken from outside the pack when it was last written by this run.
+    written_at: AtomicUsize,
 }
 
 /// The byte scans of files (see [`crate::scope`]) by path, valid while the file's size and
@@ -221,6 +231,10 @@ impl Cache {
             dir: None,
             key: None,
             digests: Default::default(),
+            pack: Default::default(),
+            from_pack: AtomicUsize::new(0),
+            outside: AtomicUsize::new(0),
+            written_at: AtomicUsize::new(0),
         }
     }
 
@@ -240,7 +254,7 @@ impl Cache {
             Some(dir) => Cache {
                 dir: Some(dir),
                 key: Some(key),
-                digests: Default::default(),
+                ..Cache::disabled()
             },
             None => Cache::disabled(),
         }
@@ -264,25 +278,91 @@ impl Cache {
     /// The facts of the file `shown` with these bytes, if cached by this machine and readable;
     /// its content hash is remembered for the summary cache.
     pub fn fetch(&self, shown: &str, bytes: &[u8]) -> Option<FileFacts> {
-        let (name, path) = self.path_for(bytes)?;
+        let digest = content_digest(bytes);
+        let (name, path) = self.path_of(&digest)?;
         if let Ok(mut d) = self.digests.lock() {
-            let mut digest = [0u8; 32];
-            for (i, b) in digest.iter_mut().enumerate() {
-                *b = u8::from_str_radix(&name[2 * i..2 * i + 2], 16).unwrap_or(0);
-            }
             d.insert(shown.to_string(), digest);
         }
+        if let Some(f) = self.pack_entry(&digest) {
+            return Some(f);
+        }
         let data = safe_fs::read_regular(&path, MAX_ENTRY_BYTES).ok()?;
-        decode_facts(self.key.as_ref()?.open(&name, &data)?)
+        let facts = decode_facts(self.key.as_ref()?.open(&name, &data)?)?;
+        self.outside.fetch_add(1, Ordering::Relaxed);
+        Some(facts)
+    }
+
+    /// The pack, opened the first time it is asked for.
+    fn pack(&self) -> Option<std::sync::Arc<Pack>> {
+        let (dir, key) = (self.dir.as_ref()?, self.key.as_ref()?);
+        let mut p = self.pack.lock().ok()?;
+        p.get_or_insert_with(|| Pack::open(dir, key).map(std::sync::Arc::new))
+            .clone()
+    }
+
+    /// The facts of content hash `digest` from the pack.
+    fn pack_entry(&self, digest: &[u8; 32]) -> Option<FileFacts> {
+        let pack = self.pack()?;
+        let facts = pack.get(self.key.as_ref()?, digest, decode)?;
+        self.from_pack.fetch_add(1, Ordering::Relaxed);
+        Some(facts)
+    }
+
+    /// Write the pack again with the entries of this run, when at least one in
+    /// [`facts_pack::REWRITE_SHARE`] came from outside it (or there is none): an edit of a few
+    /// files leaves it as it was, and their entries are read from their own files.
+    pub fn save_pack(&self) {
+        let (Some(dir), Some(key)) = (self.dir.as_ref(), self.key.as_ref()) else {
+            return;
+        };
+        let outside = self.outside.load(Ordering::Relaxed);
+        let total = outside + self.from_pack.load(Ordering::Relaxed);
+        if std::env::var_os("RETRYLINT_TIMINGS").is_some() {
+            eprintln!(
+                "retrylint: facts: {} of {total} files taken from the pack",
+                total - outside
+            );
+        }
+        if outside == self.written_at.load(Ordering::Relaxed) {
+            return;
+        }
+        let old = self.pack();
+        if old.is_some() && outside * facts_pack::REWRITE_SHARE < total {
+            return;
+        }
+        let mut files: Vec<(String, [u8; 32])> = match self.digests.lock() {
+            Ok(d) => d.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            Err(_) => return,
+        };
+        files.sort_unstable();
+        let mut seen = std::collections::HashSet::new();
+        let digests: Vec<[u8; 32]> = files
+            .into_iter()
+            .map(|(_, d)| d)
+            .filter(|d| seen.insert(*d))
+            .collect();
+        let loose = |d: &[u8; 32]| {
+            let (name, path) = self.path_of(d)?;
+            facts_pack::loose_payload(&path, &name, key)
+        };
+        let _ = facts_pack::write(dir, key, &digests, old.as_deref(), &loose);
+        self.written_at.store(outside, Ordering::Relaxed);
     }
 
     /// The facts of the file `shown` whose content hash is `digest` (known from its unchanged
     /// stamp, see [`ScanCache::get`]), if cached by this machine and readable: the file itself
     /// is not read. Its content hash is remembered for the summary cache.
     pub fn fetch_known(&self, shown: &str, digest: &[u8; 32]) -> Option<FileFacts> {
-        let (name, path) = self.path_of(digest)?;
-        let data = safe_fs::read_regular(&path, MAX_ENTRY_BYTES).ok()?;
-        let facts = decode_facts(self.key.as_ref()?.open(&name, &data)?)?;
+        let facts = match self.pack_entry(digest) {
+            Some(f) => f,
+            None => {
+                let (name, path) = self.path_of(digest)?;
+                let data = safe_fs::read_regular(&path, MAX_ENTRY_BYTES).ok()?;
+                let facts = decode_facts(self.key.as_ref()?.open(&name, &data)?)?;
+                self.outside.fetch_add(1, Ordering::Relaxed);
+                facts
+            }
+        };
         if let Ok(mut d) = self.digests.lock() {
             d.insert(shown.to_string(), *digest);
         }
@@ -304,6 +384,9 @@ impl Cache {
 
     /// The facts of a file with these bytes, if cached by this machine and readable.
     pub fn get(&self, bytes: &[u8]) -> Option<FileFacts> {
+        if let Some(f) = self.pack_entry(&content_digest(bytes)) {
+            return Some(f);
+        }
         let (name, path) = self.path_for(bytes)?;
         let data = safe_fs::read_regular(&path, MAX_ENTRY_BYTES).ok()?;
         decode_facts(self.key.as_ref()?.open(&name, &data)?)
@@ -319,6 +402,7 @@ impl Cache {
             return;
         };
         let Some(parent) = path.parent() else { return };
+        self.outside.fetch_add(1, Ordering::Relaxed);
         if safe_fs::create_dirs_below(dir, parent).is_err() {
             return;
         }

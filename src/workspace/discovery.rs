@@ -123,8 +123,13 @@ impl Collector<'_> {
                 if !e.path_is_symlink() && is_deploy_file(path) {
                     out.deploy.push(path.to_path_buf());
                 }
-                out.aliases_possible |= e.path_is_symlink();
+                // Links are not followed into directories, so only a link that is itself
+                // one of the files kept can be a second path to a file (a link to a directory,
+                // such as a virtualenv's `lib64`, is not).
+                let kept = out.java.len() + out.other.len();
                 classify(path, out);
+                out.aliases_possible |=
+                    e.path_is_symlink() && out.java.len() + out.other.len() > kept;
             }
             Err(err) => {
                 let path = match &err {
@@ -192,9 +197,13 @@ fn unique_files(paths: Vec<PathBuf>) -> Vec<PathBuf> {
     let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
     let mut first: std::collections::HashMap<PathBuf, usize> = Default::default();
     let mut kept: Vec<PathBuf> = Vec::with_capacity(paths.len());
-    for p in paths {
+    // One system call per path component: resolved on every thread, then taken in order.
+    use rayon::prelude::*;
+    let canonical: Vec<std::io::Result<PathBuf>> =
+        paths.par_iter().map(std::fs::canonicalize).collect();
+    for (p, canonical) in paths.into_iter().zip(canonical) {
         // A path that does not resolve (a dangling link) is kept: reading it reports it.
-        let Ok(canonical) = std::fs::canonicalize(&p) else {
+        let Ok(canonical) = canonical else {
             kept.push(p);
             continue;
         };

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod cache_auth;
 pub mod depth_limit;
 pub mod discovery;
+pub mod facts_pack;
 pub mod read;
 pub mod safe_fs;
 pub mod scan;

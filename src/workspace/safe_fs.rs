@@ -13,7 +13,7 @@ fn refuse(what: &str) -> io::Error {
 
 /// Open `path` for reading without following a symbolic link at its last component and without
 /// blocking on a FIFO.
-fn open_nofollow(path: &Path) -> io::Result<File> {
+pub fn open_nofollow(path: &Path) -> io::Result<File> {
     let mut o = OpenOptions::new();
     o.read(true);
     #[cfg(unix)]
