@@ -7,7 +7,8 @@
 
 use super::liveness::simple;
 use super::pipelines::collect_returns;
-use super::registration::{Holder, Registered, SendCalls, contains, holders};
+use super::registration::{Holder, Registered, contains, holders};
+use super::send_calls::SendCalls;
 use super::{InstanceSend, Part};
 use crate::catalogue::Catalogue;
 use crate::java::ir::{Expr, Stmt};
@@ -47,6 +48,7 @@ pub fn bean_sends(project: &mut Project, cat: &Catalogue) -> Vec<InstanceSend> {
         for (field, b) in &by_method[&m] {
             let bean = &beans[*b];
             let mut c = SendCalls {
+                cat,
                 var: field,
                 field: true,
                 skip: &bean.skip,

@@ -182,7 +182,7 @@ impl Regions<'_> {
             // A callback that swallows every failure never fails: it runs once (SPEC 3.3).
             if let Some(ends) = &row.catch_all
                 && ends.methods.contains(&c.name)
-                && super::liveness::callback_never_fails(
+                && super::callback_liveness::callback_never_fails(
                     project,
                     cat,
                     body.id,

@@ -362,7 +362,7 @@ pub fn never_fails_through(
 /// catches every exception in clauses that neither rethrow nor hand the item back (a partial
 /// batch failure the platform reads, a requeueing nack)? The caught type, and whether the `try`
 /// follows preamble statements.
-fn swallows_in(
+pub(super) fn swallows_in(
     project: &Project,
     cat: &Catalogue,
     id: MethodId,
@@ -400,63 +400,6 @@ pub(super) fn function_never_fails(
     })
 }
 
-/// Does the callback argument `arg` of a retry call (in method `id`, with its locals `defs`)
-/// never fail (SPEC 3.3)? A lambda whose block body, or an anonymous class whose callback
-/// methods' bodies, swallow every exception: `Exception` or `Throwable`, or `RuntimeException`
-/// where the callback type declares no checked exception (`unchecked`).
-pub(super) fn callback_never_fails(
-    project: &Project,
-    cat: &Catalogue,
-    id: MethodId,
-    arg: &Expr,
-    defs: &crate::semantic::Defs<'_>,
-    methods: &[String],
-    unchecked: bool,
-) -> bool {
-    let swallows = |b: &Block| {
-        swallows_in(project, cat, id, b)
-            .is_some_and(|(caught, _)| unchecked || simple(caught.trim()) != "RuntimeException")
-    };
-    // A call on `this` whose every target never fails (`ctx -> charge(order)`).
-    let delegates = |call: &crate::java::ir::Call| {
-        let on_this = matches!(
-            call.recv.as_ref().map(Expr::peel),
-            None | Some(Expr::This(_))
-        );
-        on_this
-            && !call.on_super
-            && call.args.iter().all(simple_arg)
-            && this_targets(project, id, call).is_some_and(|ts| {
-                ts.iter()
-                    .all(|t| never_fails(project, cat, *t, &mut vec![id, *t]).is_some())
-            })
-    };
-    match arg.peel() {
-        Expr::Lambda(l) => match &l.body {
-            crate::java::ir::LambdaBody::Block(b) => {
-                swallows(b)
-                    || matches!(&b[..], [Stmt::Return(Some(Expr::Call(c)), _) | Stmt::Expr(Expr::Call(c))] if delegates(c))
-            }
-            crate::java::ir::LambdaBody::Expr(e) => {
-                matches!(e.peel(), Expr::Call(c) if delegates(c))
-            }
-        },
-        Expr::New(n) => {
-            let run: Vec<_> = (n.anon.iter())
-                .filter(|a| methods.is_empty() || methods.contains(&a.name))
-                .collect();
-            !run.is_empty() && run.iter().all(|a| swallows(&a.body))
-        }
-        Expr::Name(v, _) => match defs.get(v) {
-            Some((_, init)) if matches!(init.peel(), Expr::Lambda(_) | Expr::New(_)) => {
-                callback_never_fails(project, cat, id, init, defs, methods, unchecked)
-            }
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
 /// How deep [`never_fails`] follows calls on `this`.
 pub(super) const DELEGATION_DEPTH: usize = 4;
 
@@ -466,7 +409,7 @@ pub(super) const DELEGATION_DEPTH: usize = 4;
 /// with simple arguments (names, literals, field reads, lambdas) and every project method that call may
 /// run never fails — followed [`DELEGATION_DEPTH`] calls deep, never through a method already
 /// on the chain (`seen`).
-fn never_fails(
+pub(super) fn never_fails(
     project: &Project,
     cat: &Catalogue,
     id: MethodId,
@@ -530,7 +473,7 @@ fn never_fails(
 /// declaration in its class and superclasses (for `super`, above its class) and the overrides in
 /// the subclasses of its class. `None` when one has no body (abstract, an interface's) or none is
 /// found.
-fn this_targets(
+pub(super) fn this_targets(
     project: &Project,
     id: MethodId,
     call: &crate::java::ir::Call,
@@ -568,7 +511,7 @@ fn this_targets(
 /// An argument whose evaluation cannot fail in practice: a name, a literal, `this`, a field
 /// read of one, or a lambda or method reference (making one runs none of its code: the callee
 /// runs it, inside its own body, where the callee's `try` covers it).
-fn simple_arg(e: &Expr) -> bool {
+pub(super) fn simple_arg(e: &Expr) -> bool {
     match e.peel() {
         Expr::Name(..)
         | Expr::This(_)

@@ -7,6 +7,7 @@
 //! An interceptor whose registration is not found is not a region.
 
 use super::pipelines::{collect_returns, each_return};
+use super::send_calls::SendCalls;
 use super::{Part, Region};
 use crate::catalogue::{Catalogue, InterceptorRegion};
 use crate::java::ir::*;
@@ -783,6 +784,7 @@ pub fn instance_sends(project: &Project, cat: &Catalogue, id: MethodId) -> Vec<I
         };
         for m in methods {
             let mut c = SendCalls {
+                cat,
                 var: &var,
                 field: matches!(h, Holder::Field(..)),
                 skip: &names,
@@ -938,33 +940,4 @@ pub(super) fn holders(
     out.sort();
     out.dedup();
     out
-}
-
-/// The scopes of a method's calls on a client variable, other than its registrations.
-pub(super) struct SendCalls<'a> {
-    pub(super) var: &'a str,
-    pub(super) field: bool,
-    pub(super) skip: &'a [String],
-    /// The scope and span of each send.
-    pub(super) scopes: Vec<(ScopeId, Span)>,
-}
-
-impl<'p> Visitor<'p> for SendCalls<'_> {
-    fn call(&mut self, body: &Body<'p>, c: &'p Call, _recv_is_type: bool) {
-        if self.skip.contains(&c.name) {
-            return;
-        }
-        let shadowed =
-            |n: &str| body.defs.contains_key(n) || body.method.params.iter().any(|p| p.name == n);
-        let on_var = match c.recv.as_ref().map(Expr::peel) {
-            Some(Expr::Name(n, _)) => n == self.var && (!self.field || !shadowed(n)),
-            Some(Expr::Field(r, n, _)) => {
-                self.field && n == self.var && matches!(r.peel(), Expr::This(_))
-            }
-            _ => false,
-        };
-        if on_var {
-            self.scopes.push((c.scope, c.span));
-        }
-    }
 }
