@@ -33,7 +33,21 @@ pub fn is_retry_loop(cond: Option<&Expr>, update: &[Expr], body: &Block) -> bool
             _ => {}
         }
     }
-    (found || resets_before_try(body, &flags)) && !is_failover(cond, update, body)
+    (found || resets_before_try(body, &flags) || exits_after_try(body))
+        && !is_failover(cond, update, body)
+}
+
+/// Does a `try` whose `catch` goes round again (`continue`) come before a `break` or `return`
+/// of the same pass (`try { r = post(…); } catch (E e) { continue; } break;`)? A pass whose
+/// `try` succeeds reaches the exit.
+fn exits_after_try(body: &Block) -> bool {
+    body.iter().enumerate().any(|(i, s)| {
+        matches!(s, Stmt::Try { catches, .. }
+            if catches.iter().any(|(_, c)| matches!(c.last(), Some(Stmt::Continue))))
+            && body[i + 1..]
+                .iter()
+                .any(|x| matches!(x, Stmt::Break | Stmt::Return(..)))
+    })
 }
 
 /// Is the flag the loop condition tests reset at the top of each pass and set again only by a
