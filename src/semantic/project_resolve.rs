@@ -53,6 +53,15 @@ impl Project {
             i += 1;
             !overridden[i - 1]
         });
+        // javac tries the methods applicable without variable arity first: `of(id)` runs
+        // `of(String)`, not `of(String...)`, when both are declared (JLS 15.12.2).
+        let fixed = |m: &MethodId| {
+            let ps = &self.method(*m).params;
+            ps.len() == arity && ps.last().is_none_or(|p| !p.ty.ends_with("[]"))
+        };
+        if out.iter().any(fixed) {
+            out.retain(fixed);
+        }
         out
     }
 
