@@ -55,6 +55,9 @@ pub struct Modules {
     root_of: Vec<u32>,
     /// Per module: its application settings.
     settings: Vec<AppSettings>,
+    /// Per pair of modules: does some application run the classes of both (made when first
+    /// asked)?
+    together: std::sync::OnceLock<Vec<Vec<bool>>>,
 }
 
 impl Modules {
@@ -66,6 +69,7 @@ impl Modules {
             visible_main: vec![BTreeSet::from([0])],
             root_of: vec![0],
             settings: vec![AppSettings::default()],
+            together: std::sync::OnceLock::new(),
         }
     }
 
@@ -139,6 +143,7 @@ impl Modules {
             visible_main,
             root_of,
             settings: modules.into_iter().map(|m| m.settings).collect(),
+            together: std::sync::OnceLock::new(),
         }
     }
 
@@ -174,6 +179,30 @@ impl Modules {
     pub fn sees(&self, from: u32, to: u32) -> bool {
         let (a, b) = (self.module_of(from), self.module_of(to));
         a == b || a == 0 || self.visible.get(a as usize).is_some_and(|v| v.contains(&b))
+    }
+
+    /// Can the code of files `a` and `b` run in one application: a module (or an application
+    /// of the tree) that sees both? A call in one file dispatches to an override in the other
+    /// only then: an implementation in a service the caller's application does not depend on
+    /// is never on its class path. A file outside every build runs with everything.
+    pub fn run_together(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (self.module_of(a) as usize, self.module_of(b) as usize);
+        if a == b || a == 0 || b == 0 {
+            return true;
+        }
+        let m = self.together.get_or_init(|| {
+            let n = self.visible.len();
+            let mut m = vec![vec![false; n]; n];
+            for seen in &self.visible {
+                for x in seen {
+                    for y in seen {
+                        m[*x as usize][*y as usize] = true;
+                    }
+                }
+            }
+            m
+        });
+        m.get(a).and_then(|r| r.get(b)).copied().unwrap_or(true)
     }
 
     /// The modules that use the classes of file `file`: its own module and every module whose

@@ -168,7 +168,10 @@ impl Project {
                             }
                             let subs = self.subtypes_of(self.class_of(m));
                             for x in self.methods_named_in(subs, &call.name) {
-                                if self.overridable(x) && Self::arity_ok(self.method(x), arity) {
+                                if self.overridable(x)
+                                    && Self::arity_ok(self.method(x), arity)
+                                    && self.modules().run_together(caller.0, x.0)
+                                {
                                     found.push(x);
                                 }
                             }
@@ -189,7 +192,11 @@ impl Project {
                 if virtual_call {
                     for x in self.methods_named_in(self.subtypes_of(c), &call.name) {
                         let mm = self.method(x);
-                        if !mm.is_ctor && self.overridable(x) && Self::arity_ok(mm, arity) {
+                        if !mm.is_ctor
+                            && self.overridable(x)
+                            && Self::arity_ok(mm, arity)
+                            && self.modules().run_together(caller.0, x.0)
+                        {
                             found.push(x);
                         }
                     }
