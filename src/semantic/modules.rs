@@ -360,7 +360,17 @@ fn read_module(dir: &Path, build: &Path) -> Module {
         m.maven_deps = deps;
         m.test_deps = pom_test_deps(&text);
     } else {
-        let text = strip_gradle_comments(&text);
+        let mut text = strip_gradle_comments(&text);
+        // Scripts the build file applies from its own directory (`apply from:
+        // 'dependencies.gradle'`, Apache Fineract's layout) declare its dependencies too.
+        for script in applied_scripts(&text) {
+            let p = dir.join(&script);
+            let plain = std::fs::symlink_metadata(&p).is_ok_and(|md| md.is_file());
+            if let Some(more) = plain.then(|| read_small(&p)).flatten() {
+                text.push('\n');
+                text.push_str(&strip_gradle_comments(&more));
+            }
+        }
         m.gradle_deps = read_gradle_deps(&text);
         m.test_deps = gradle_test_deps(&text);
         if let Some(p) = gradle_path(dir) {
@@ -368,6 +378,45 @@ fn read_module(dir: &Path, build: &Path) -> Module {
         }
     }
     m
+}
+
+/// How many scripts a build file may apply that are read with it.
+const MAX_APPLIED_SCRIPTS: usize = 4;
+
+/// The Gradle scripts a build file applies by a plain relative path in its own directory or
+/// below it: `apply from: 'dependencies.gradle'`, `apply(from = "deps.gradle.kts")` (not a
+/// URL, an absolute path, a path that climbs out, or one built from variables).
+fn applied_scripts(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("apply") {
+        rest = &rest[at + "apply".len()..];
+        let after = rest.trim_start_matches(|c: char| c == '(' || c.is_whitespace());
+        let Some(after) = after.strip_prefix("from") else {
+            continue;
+        };
+        let after = after.trim_start_matches(|c: char| c == ':' || c == '=' || c.is_whitespace());
+        let Some(q) = after.chars().next().filter(|c| *c == '\'' || *c == '"') else {
+            continue;
+        };
+        let Some(end) = after[1..].find(q) else {
+            continue;
+        };
+        let path = &after[1..1 + end];
+        let plain = !path.is_empty()
+            && !path.contains("://")
+            && !path.contains('$')
+            && !path.starts_with('/')
+            && !path.split(['/', '\\']).any(|c| c == "..")
+            && (path.ends_with(".gradle") || path.ends_with(".gradle.kts"));
+        if plain && !out.iter().any(|p| p == path) {
+            out.push(path.to_string());
+            if out.len() == MAX_APPLIED_SCRIPTS {
+                break;
+            }
+        }
+    }
+    out
 }
 
 fn read_small(p: &Path) -> Option<String> {
@@ -733,6 +782,26 @@ mod tests {
         assert_eq!(
             deps,
             vec!["platform".to_string(), "ledger-client".to_string()]
+        );
+    }
+
+    #[test]
+    fn a_build_file_reads_the_scripts_it_applies_from_its_own_directory() {
+        let build = r#"
+            apply plugin: 'java'
+            apply from: 'dependencies.gradle'
+            apply(from = "gradle/deps.gradle.kts")
+            apply from: "${rootDir}/buildSrc/shared.gradle"
+            apply from: '../common.gradle'
+            apply from: 'https://example.com/evil.gradle'
+            apply from: 'dependencies.gradle'
+        "#;
+        assert_eq!(
+            applied_scripts(build),
+            vec![
+                "dependencies.gradle".to_string(),
+                "gradle/deps.gradle.kts".to_string()
+            ]
         );
     }
 
