@@ -52,14 +52,14 @@ fn resets_before_try(body: &Block, flags: &[String]) -> bool {
                     reset.push(n.clone());
                 }
             }
-            Stmt::Try { body, catches, .. } if !reset.is_empty() => {
-                if !sets_flag(body, &reset)
+            Stmt::Try { body, catches, .. }
+                if !reset.is_empty()
+                    && !sets_flag(body, &reset)
                     && catches
                         .iter()
-                        .any(|(_, c)| sets_flag(c, &reset) && !ends_abruptly(c))
-                {
-                    return true;
-                }
+                        .any(|(_, c)| sets_flag(c, &reset) && !ends_abruptly(c)) =>
+            {
+                return true;
             }
             _ => {}
         }
