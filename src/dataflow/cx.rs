@@ -6,7 +6,7 @@ use super::shapes::Shape;
 use super::*;
 use crate::java::ir::*;
 use crate::semantic::{
-    ClassRef, DeclaredSoFar, Defs, MethodId, Project, TypeRef, Typer, collect_defs,
+    ClassRef, DeclaredSoFar, Defs, LocalTypes, MethodId, Project, TypeRef, Typer, collect_defs,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -25,7 +25,8 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         class: project.class_of(id),
         method,
         env: Env::new(),
-        types: HashMap::new(),
+        types: LocalTypes::default(),
+        hidden: Vec::new(),
         read_place: HashMap::new(),
         first_attempt_vars: BTreeSet::new(),
         stores: Vec::new(),
@@ -84,7 +85,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
         };
         cx.env.insert(Place::local(&p.name), origin);
         let written = crate::java::ir::written_type(&p.ty, &p.generic);
-        cx.types.insert(p.name.to_string(), written.to_string());
+        cx.types.declare(&p.name, written);
     }
     let mut falls_off = false;
     if let Some(body) = method.body() {
@@ -182,7 +183,11 @@ pub(super) struct Cx<'p> {
     pub(super) class: ClassRef,
     pub(super) method: &'p Method,
     pub(super) env: Env,
-    pub(super) types: HashMap<String, String>,
+    /// The locals in scope and their declared types.
+    pub(super) types: LocalTypes,
+    /// The values of locals a declaration hid (a local of an anonymous class's method named as
+    /// one of the enclosing method): (where in [`LocalTypes::mark`] order, the local, its value).
+    pub(super) hidden: Vec<(usize, Place, Option<Taint>)>,
     /// Local → the durable place its value was read from (`this.key`, `ctx@key`, `order#key`).
     pub(super) read_place: HashMap<String, Place>,
     pub(super) first_attempt_vars: BTreeSet<String>,
@@ -281,7 +286,33 @@ impl<'p> Cx<'p> {
     }
 
     pub(super) fn is_local(&self, n: &str) -> bool {
-        self.types.contains_key(n)
+        self.types.contains(n)
+    }
+
+    /// Declares a local until the block it is declared in ends ([`Self::end_scope`]).
+    pub(super) fn declare(&mut self, name: &str, ty: &str) {
+        if self.types.contains(name) {
+            let place = Place::local(name);
+            let value = self.env.get(&place).cloned();
+            self.hidden.push((self.types.mark(), place, value));
+        }
+        self.types.declare(name, ty);
+    }
+
+    /// A block ends at `mark` (a [`LocalTypes::mark`]): its locals go out of scope, and a local
+    /// one of them hid has its value back. What they held stays in the environment, unread: a
+    /// name is a local only while it is declared.
+    pub(super) fn end_scope(&mut self, mark: usize) {
+        self.types.unwind(mark);
+        while self.hidden.last().is_some_and(|(at, ..)| *at >= mark) {
+            let Some((_, place, value)) = self.hidden.pop() else {
+                break;
+            };
+            match value {
+                Some(v) => self.env.insert(place, v),
+                None => self.env.remove(&place),
+            };
+        }
     }
 
     pub(super) fn is_field(&self, n: &str) -> bool {
@@ -300,7 +331,7 @@ impl<'p> Cx<'p> {
         f: impl FnOnce(&Typer<'_, '_, DeclaredSoFar<'_, '_>>) -> R,
     ) -> R {
         let locals = DeclaredSoFar {
-            types: &self.types,
+            types: self.types.map(),
             defs: &self.defs,
         };
         f(&Typer {

@@ -155,11 +155,12 @@ impl Cx<'_> {
         inferred: &[Option<String>],
     ) -> Taint {
         let scope = &self.method.scopes[l.scope as usize];
+        let mark = self.types.mark();
         for (i, (n, ty)) in scope.params.iter().enumerate() {
             let ty = ty
                 .map(String::from)
                 .or_else(|| inferred.get(i).cloned().flatten());
-            self.types.insert(n.to_string(), ty.unwrap_or_default());
+            self.declare(n, &ty.unwrap_or_default());
             self.env.insert(Place::local(n), seed.clone());
             self.decl_scope.insert(n.to_string(), l.scope);
         }
@@ -173,14 +174,15 @@ impl Cx<'_> {
             }
         };
         self.cur_scope = outer;
+        self.end_scope(mark);
         t
     }
 
     pub(super) fn eval_anon(&mut self, a: &AnonMethod) -> Taint {
         let scope = &self.method.scopes[a.scope as usize];
+        let mark = self.types.mark();
         for (n, ty) in &scope.params {
-            self.types
-                .insert(n.to_string(), ty.map(String::from).unwrap_or_default());
+            self.declare(n, ty.map(|t| t.as_str()).unwrap_or_default());
             self.env.insert(Place::local(n), Taint::new());
             self.decl_scope.insert(n.to_string(), a.scope);
         }
@@ -189,6 +191,7 @@ impl Cx<'_> {
         self.block(&a.body);
         let t = self.lambda_rets.pop().unwrap_or_default();
         self.cur_scope = outer;
+        self.end_scope(mark);
         t
     }
 

@@ -16,9 +16,11 @@ impl Cx<'_> {
         // Saves and store checks hold for the rest of the block they are made in.
         let saved = self.saved.len();
         let checks = self.checks.len();
+        let scope = self.types.mark();
         for s in b {
             self.stmt(s);
         }
+        self.end_scope(scope);
         self.guarded = guarded;
         self.conds.truncate(conds);
         self.saved.truncate(saved);
@@ -39,7 +41,7 @@ impl Cx<'_> {
                 ..
             } => {
                 let written = crate::java::ir::written_type(ty, generic);
-                self.types.insert(name.clone(), written.to_string());
+                self.declare(name, written);
                 self.decl_scope.insert(name.clone(), self.cur_scope);
                 let t = init.as_ref().map(|e| self.eval(e)).unwrap_or_default();
                 self.note_read(name, init.as_ref());
@@ -60,7 +62,11 @@ impl Cx<'_> {
                 scope,
                 ..
             } => {
-                self.block(head);
+                // The head's locals and the element variable are the loop's own.
+                let mark = self.types.mark();
+                for s in head {
+                    self.stmt(s);
+                }
                 let outer_scope = std::mem::replace(&mut self.cur_scope, *scope);
                 let outer_guard = self.guarded;
                 if let Some((ty, name, coll)) = each {
@@ -69,7 +75,7 @@ impl Cx<'_> {
                     if t.contains(&Origin::Lock) {
                         self.guarded = true;
                     }
-                    self.types.insert(name.clone(), ty.clone());
+                    self.declare(name, ty);
                     self.env.insert(Place::local(name), t);
                     // An element holds in its fields what the collection's elements hold there.
                     if let Some(from) = self.place_of(coll).filter(Place::is_variable) {
@@ -93,6 +99,7 @@ impl Cx<'_> {
                 }
                 self.cur_scope = outer_scope;
                 self.guarded = outer_guard;
+                self.end_scope(mark);
             }
             Stmt::Try {
                 resources,
@@ -100,18 +107,25 @@ impl Cx<'_> {
                 catches,
                 finally,
             } => {
-                self.block(resources);
+                // The resources are in scope in the body only.
+                let mark = self.types.mark();
+                for s in resources {
+                    self.stmt(s);
+                }
                 let before = self.env.clone();
                 self.block(body);
+                self.end_scope(mark);
                 let mut acc = std::mem::take(&mut self.env);
                 let at_catch = join_into(before, &acc);
                 for (param, c) in catches {
-                    // A catch parameter is a local (untyped: the IR keeps only its name).
+                    // A catch parameter is a local of its block.
+                    let mark = self.types.mark();
                     if !param.is_empty() {
-                        self.types.insert(param.clone(), String::new());
+                        self.declare(param, "");
                     }
                     self.env = at_catch.clone();
                     self.block(c);
+                    self.end_scope(mark);
                     acc = join_into(acc, &self.env);
                 }
                 self.env = acc;

@@ -12,7 +12,7 @@ use tree_sitter::Node;
 pub struct Field(usize);
 
 /// The field names the lowering reads, in the order of the [`Field`] constants.
-const NAMES: [&str; 20] = [
+const NAMES: [&str; 21] = [
     "alternative",
     "arguments",
     "body",
@@ -31,6 +31,7 @@ const NAMES: [&str; 20] = [
     "resources",
     "right",
     "type",
+    "type_parameters",
     "update",
     "value",
 ];
@@ -53,8 +54,9 @@ pub const PARAMETERS: Field = Field(14);
 pub const RESOURCES: Field = Field(15);
 pub const RIGHT: Field = Field(16);
 pub const TYPE: Field = Field(17);
-pub const UPDATE: Field = Field(18);
-pub const VALUE: Field = Field(19);
+pub const TYPE_PARAMETERS: Field = Field(18);
+pub const UPDATE: Field = Field(19);
+pub const VALUE: Field = Field(20);
 
 impl Field {
     /// The field's name in the grammar.

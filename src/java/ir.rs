@@ -98,6 +98,7 @@ pub fn declarations(facts: &FileFacts) -> Vec<u8> {
                     m.is_ctor,
                     m.has_body(),
                     &m.throws,
+                    &m.type_params,
                 ),
             )
         })
@@ -218,6 +219,9 @@ pub struct Method {
     /// The exception types of its `throws` clause, as written.
     #[serde(default)]
     pub throws: Vec<Name>,
+    /// The names of its own type parameters (`<T> T convert(…)`).
+    #[serde(default)]
+    pub type_params: Vec<Name>,
 }
 
 impl Method {
@@ -482,6 +486,13 @@ pub struct Class {
     pub fqn: Name,
     pub kind: ClassKind,
     pub supertypes: Vec<Name>,
+    /// Those of its supertypes written with type arguments, as written ([`Generic`]):
+    /// `Holder<KeyFactory>` in `class KeyHolder extends Holder<KeyFactory>`.
+    #[serde(default)]
+    pub generic_supertypes: Vec<Name>,
+    /// The names of its type parameters (`T` in `class Holder<T>`).
+    #[serde(default)]
+    pub type_params: Vec<Name>,
     pub annotations: Vec<Annotation>,
     pub modifiers: Modifiers,
     pub fields: Vec<Field>,

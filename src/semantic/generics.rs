@@ -72,6 +72,51 @@ fn unwildcard(arg: &str) -> Option<&str> {
     (!a.is_empty() && a != "?").then_some(a)
 }
 
+/// Where the identifiers of a written type that may name a type parameter are: not a segment
+/// after a `.` (`T` in `Map<String,T>`, not `Entry` in `Map.Entry`).
+fn ident_spans(written: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let bytes = written.as_bytes();
+    let ends = std::iter::once((written.len(), ' '));
+    for (i, ch) in written.char_indices().chain(ends) {
+        let word = ch.is_alphanumeric() || ch == '_' || ch == '$';
+        match (start, word) {
+            (None, true) => start = Some(i),
+            (Some(s), false) => {
+                if s == 0 || bytes[s - 1] != b'.' {
+                    out.push((s, i));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The identifiers of a written type that may name a type parameter ([`ident_spans`]).
+fn idents(written: &str) -> impl Iterator<Item = &str> {
+    ident_spans(written)
+        .into_iter()
+        .map(|(s, e)| &written[s..e])
+}
+
+/// `written` with each identifier that `with` maps ([`ident_spans`]) replaced.
+fn substitute<'r>(written: &str, with: &dyn Fn(&str) -> Option<&'r str>) -> String {
+    let mut out = String::with_capacity(written.len());
+    let mut at = 0;
+    for (s, e) in ident_spans(written) {
+        if let Some(r) = with(&written[s..e]) {
+            out.push_str(&written[at..s]);
+            out.push_str(r);
+            at = e;
+        }
+    }
+    out.push_str(&written[at..]);
+    out
+}
+
 impl<L: Locals + ?Sized> Typer<'_, '_, L> {
     /// A type written in class `at` with every name in it qualified, so that it reads the same
     /// in any class; `None` for an unbounded wildcard.
@@ -154,6 +199,9 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
                 .project
                 .methods_in_hierarchy(k, &c.name, c.args.len())
                 .first()?;
+            if let Some(g) = self.project_generic_return(Some(recv), k, m, depth) {
+                return Some(g);
+            }
             let mm = self.project.method(m);
             mm.ret_generic.as_ref()?;
             return self.qualify(
@@ -179,6 +227,106 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
                 Some(format!("{t}<{}>", kept?.join(",")))
             }
         }
+    }
+
+    /// What a call of the project method `m`, found on the receiver's project class `k`,
+    /// returns when its declared return type names a type parameter of `m`'s class, with the
+    /// type arguments the receiver gives it, qualified: `holder.get()` on a
+    /// `Holder<KeyFactory>` (`class Holder<T> { T get() }`) is a `KeyFactory`, and so is
+    /// `keys.get()` on a `class KeyHolder extends Holder<KeyFactory>`. `None` when the return
+    /// type names none, or names one whose argument is not known (a raw type, `<>`, a method's
+    /// own type parameter).
+    pub(super) fn project_generic_return(
+        &self,
+        recv: Option<&Expr>,
+        k: ClassRef,
+        m: super::MethodId,
+        depth: usize,
+    ) -> Option<String> {
+        let mm = self.project.method(m);
+        let decl: ClassRef = (m.0, mm.class as u32);
+        let params = &self.project.class(decl).type_params;
+        let ret = written_type(&mm.ret, &mm.ret_generic);
+        // A method's own type parameter hides its class's of the same name.
+        let names =
+            |n: &str| params.iter().any(|p| p == n) && !mm.type_params.iter().any(|p| p == n);
+        if params.is_empty() || !idents(ret).any(&names) {
+            return None;
+        }
+        let args = self.class_args(recv, k, decl, depth)?;
+        let bound = |n: &str| -> Option<&str> {
+            let i = params.iter().position(|p| p == n)?;
+            args.get(i)?.as_deref()
+        };
+        let written = substitute(ret, &|n| {
+            if names(n) {
+                Some(bound(n).unwrap_or("?"))
+            } else {
+                None
+            }
+        });
+        self.qualify(decl, &written)
+    }
+
+    /// The type arguments, qualified, that a receiver of project class `k` gives the type
+    /// parameters of its class or superclass `decl`: its own declared type arguments
+    /// (`Holder<KeyFactory> holder`), carried up through each `extends Base<Arg>` on the way;
+    /// `None` for one that is not known. `recv` is the receiver (`None`: an unqualified call).
+    fn class_args(
+        &self,
+        recv: Option<&Expr>,
+        k: ClassRef,
+        decl: ClassRef,
+        depth: usize,
+    ) -> Option<Vec<Option<String>>> {
+        let own = &self.project.class(k).type_params;
+        let mut args: Vec<Option<String>> = match recv.and_then(|r| self.generic_at(r, depth + 1)) {
+            Some(g) if !own.is_empty() => type_args(&g)
+                .iter()
+                .map(|a| unwildcard(a).map(str::to_string))
+                .collect(),
+            _ => vec![None; own.len()],
+        };
+        let mut cls = k;
+        for _ in 0..MAX_NESTING {
+            if cls == decl {
+                return Some(args);
+            }
+            let c = self.project.class(cls);
+            let (sup, written) = c.supertypes.iter().find_map(|s| {
+                let TypeRef::Project(sk) =
+                    self.project.resolve_type(cls.0, Some(cls.1 as usize), s)
+                else {
+                    return None;
+                };
+                if sk != decl && !self.project.supertypes_of(sk).contains(&decl) {
+                    return None;
+                }
+                let written = c
+                    .generic_supertypes
+                    .iter()
+                    .find(|g| erased(g) == s.as_str());
+                Some((sk, written))
+            })?;
+            let params = &c.type_params;
+            let sup_params = self.project.class(sup).type_params.len();
+            args = match written {
+                Some(w) => {
+                    let bound = |n: &str| {
+                        let i = params.iter().position(|p| p == n)?;
+                        Some(args.get(i)?.as_deref().unwrap_or("?"))
+                    };
+                    let q = self.qualify(cls, &substitute(w, &bound))?;
+                    type_args(&q)
+                        .iter()
+                        .map(|a| unwildcard(a).map(str::to_string))
+                        .collect()
+                }
+                None => vec![None; sup_params],
+            };
+            cls = sup;
+        }
+        None
     }
 
     /// What a function argument returns, qualified: the declared return type of the project
@@ -291,6 +439,17 @@ mod tests {
     use crate::java::ir::Stmt;
     use crate::semantic::{DeclaredSoFar, Defs, Factories, Project, SourceFile, collect_defs};
     use std::collections::HashMap;
+
+    #[test]
+    fn a_type_parameter_is_replaced_as_a_whole_name_and_never_after_a_dot() {
+        let with = |n: &str| (n == "T").then_some("p.Key");
+        assert_eq!(substitute("T", &with), "p.Key");
+        assert_eq!(
+            substitute("Map<T,List<T>>", &with),
+            "Map<p.Key,List<p.Key>>"
+        );
+        assert_eq!(substitute("a.T<Tx>", &with), "a.T<Tx>");
+    }
 
     /// `Optional<T>`: `map(t -> …)` gets `T`, `get()` returns `T`; `Map<K, V>.forEach` both.
     struct Jdk;

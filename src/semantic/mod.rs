@@ -14,6 +14,7 @@ mod project;
 pub mod recursion;
 #[cfg(test)]
 mod resolution_tests;
+mod scopes;
 pub mod typer;
 pub mod walk;
 
@@ -22,6 +23,7 @@ pub use callgraph::CallGraph;
 pub use calls::method_ref_targets;
 pub use held::Held;
 pub use project::*;
+pub use scopes::LocalTypes;
 pub use typer::{Declared, DeclaredSoFar, Defs, Factories, Locals, Typer, collect_defs};
 
 use crate::java::ir::Span;

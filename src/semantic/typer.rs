@@ -240,7 +240,7 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
                 if let Some(g) = self.generic_call_type(&t, c, depth) {
                     return Some(g);
                 }
-                self.instance_call_type(t, &c.name, c.args.len())
+                self.instance_call_type(t, c, depth)
             }
             _ => None,
         }
@@ -260,7 +260,12 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
                 .methods_in_hierarchy(cls, &c.name, c.args.len())
                 .first()
             {
-                return Some(self.ret_type(*m));
+                // An inherited `T get()` of `extends Holder<KeyFactory>` is a `KeyFactory`.
+                let g = self.project_generic_return(None, cls, *m, 0);
+                return Some(match g {
+                    Some(g) => self.resolve(&g),
+                    None => self.ret_type(*m),
+                });
             }
             guard += 1;
             if !outer || guard > MAX_TYPE_DEPTH {
@@ -297,7 +302,13 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
     }
 
     /// What `recv.name(…)` returns on a receiver of type `t`.
-    fn instance_call_type(&self, t: TypeRef, name: &str, arity: usize) -> Option<TypeRef> {
+    fn instance_call_type(
+        &self,
+        t: TypeRef,
+        c: &crate::java::ir::Call,
+        depth: usize,
+    ) -> Option<TypeRef> {
+        let (name, arity) = (c.name.as_str(), c.args.len());
         if name == "build"
             && arity == 0
             && let Some(k) = self.built_by(&t)
@@ -307,7 +318,13 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
         match t {
             TypeRef::Project(k) => {
                 match self.project.methods_in_hierarchy(k, name, arity).first() {
-                    Some(m) => Some(self.ret_type(*m)),
+                    // `holder.get()` on a `Holder<KeyFactory>` is a `KeyFactory`.
+                    Some(m) => Some(
+                        self.project_generic_return(c.recv.as_ref(), k, *m, depth)
+                            .map(|g| self.resolve(&g))
+                            .filter(TypeRef::is_known)
+                            .unwrap_or_else(|| self.ret_type(*m)),
+                    ),
                     None => self.generated_builder_step(k, name, arity),
                 }
             }
@@ -657,6 +674,26 @@ mod tests {
             call_types(&src, "m", "key"),
             vec!["Receipt", "Receipt", "Receipt", "Receipt", "Receipt", "?"]
         );
+    }
+
+    #[test]
+    fn a_project_class_s_type_parameter_is_the_receiver_s_type_argument() {
+        let src = "package p; \
+            class Key { Receipt mint() { return null; } } class Receipt {} \
+            class Holder<T> { T get() { return null; } <T> T as(Class<T> c) { return null; } } \
+            interface Lookup<V> { V find(String id); } \
+            class Mid<X> extends Holder<X> {} \
+            class KeyHolder extends Mid<Key> { void own() { get().mint(); } } \
+            class A { Holder<Key> h; Lookup<? extends Key> l; KeyHolder kh; Holder raw; \
+              Holder<Key> diamond = new Holder<>(); \
+              void m() { h.get().mint(); var k = h.get(); k.mint(); l.find(\"x\").mint(); \
+                kh.get().mint(); raw.get().mint(); h.as(Object.class).mint(); \
+                new Holder<>().get().mint(); } }";
+        assert_eq!(
+            call_types(src, "m", "mint"),
+            vec!["Receipt", "Receipt", "Receipt", "Receipt", "?", "?", "?"]
+        );
+        assert_eq!(call_types(src, "own", "mint"), vec!["Receipt"]);
     }
 
     #[test]

@@ -1,21 +1,21 @@
 //! The one typed walk of a method body, shared by the call graph and the call-made regions.
 //!
 //! It visits statements and expressions in the data-flow interpreter's evaluation order, and
-//! types a local from the declarations seen so far, as the interpreter does: parameters first,
+//! types a local from the declarations in scope, as the interpreter does: parameters first,
 //! then each local where it is declared, a for-each variable after its collection, a lambda's
-//! or anonymous method's parameters where it is created, a catch parameter (untyped: the IR
-//! keeps only its name) where its block starts. Declarations are never forgotten, and a loop
-//! body is walked [`LOOP_PASSES`] times (the second pass sees what the body declared).
+//! or anonymous method's parameters where it is created, a catch parameter where its block
+//! starts. A declaration lasts until its block ends, as in javac ([`LocalTypes`]): after
+//! `if (legacy) { OrderKeys keys = …; }` the name `keys` is the field again. A loop body is
+//! walked [`LOOP_PASSES`] times.
 
-use super::{DeclaredSoFar, Defs, Factories, MethodId, Project, Typer, collect_defs};
+use super::{DeclaredSoFar, Defs, Factories, LocalTypes, MethodId, Project, Typer, collect_defs};
 use crate::java::ir::*;
-use std::collections::HashMap;
 
-/// Passes over a loop body that are not all alike: the first sees the locals declared before
-/// the loop, the second also those declared in the body; later ones see what the second saw.
+/// Passes over a loop body, as the interpreter makes them (the second sees what the first
+/// assigned).
 pub const LOOP_PASSES: usize = 2;
 
-/// What a visitor is told at each site: the method and the locals declared so far.
+/// What a visitor is told at each site: the method and the locals in scope.
 pub struct Body<'p> {
     pub project: &'p Project,
     /// The library factories the typer knows (the catalogue's, in a run).
@@ -24,14 +24,14 @@ pub struct Body<'p> {
     pub method: &'p Method,
     /// The initialisers of the body's locals (types a `var`).
     pub defs: Defs<'p>,
-    types: HashMap<String, String>,
+    types: LocalTypes,
 }
 
 impl Body<'_> {
-    /// Runs `f` with a typer that knows the locals declared so far.
+    /// Runs `f` with a typer that knows the locals in scope.
     pub fn with_typer<R>(&self, f: impl FnOnce(&Typer<'_, '_, DeclaredSoFar<'_, '_>>) -> R) -> R {
         let locals = DeclaredSoFar {
-            types: &self.types,
+            types: self.types.map(),
             defs: &self.defs,
         };
         f(&Typer {
@@ -48,7 +48,7 @@ impl Body<'_> {
     }
 
     fn declare(&mut self, name: &str, ty: &str) {
-        self.types.insert(name.to_string(), ty.to_string());
+        self.types.declare(name, ty);
     }
 }
 
@@ -76,6 +76,10 @@ pub fn walk<'p>(
     let Some(b) = method.body() else { return };
     let mut defs = Defs::new();
     collect_defs(b, &mut defs);
+    let mut types = LocalTypes::default();
+    for p in &method.params {
+        types.declare(&p.name, written_type(&p.ty, &p.generic));
+    }
     let mut w = Walker {
         body: Body {
             project,
@@ -83,16 +87,7 @@ pub fn walk<'p>(
             id,
             method,
             defs,
-            types: method
-                .params
-                .iter()
-                .map(|p| {
-                    (
-                        p.name.to_string(),
-                        written_type(&p.ty, &p.generic).to_string(),
-                    )
-                })
-                .collect(),
+            types,
         },
         v,
     };
@@ -106,9 +101,11 @@ struct Walker<'p, 'v> {
 
 impl<'p> Walker<'p, '_> {
     fn block(&mut self, b: &'p Block) {
+        let mark = self.body.types.mark();
         for s in b {
             self.stmt(s);
         }
+        self.body.types.unwind(mark);
     }
 
     fn stmt(&mut self, s: &'p Stmt) {
@@ -141,7 +138,9 @@ impl<'p> Walker<'p, '_> {
                 each,
                 ..
             } => {
-                self.block(head);
+                // The head's locals and the element variable are the loop's own.
+                let mark = self.body.types.mark();
+                self.block_in_scope(head);
                 self.v.loop_stmt(&self.body, s);
                 if let Some((ty, name, coll)) = each {
                     self.expr(coll);
@@ -156,6 +155,7 @@ impl<'p> Walker<'p, '_> {
                         self.expr(u);
                     }
                 }
+                self.body.types.unwind(mark);
             }
             Stmt::Try {
                 resources,
@@ -163,13 +163,18 @@ impl<'p> Walker<'p, '_> {
                 catches,
                 finally,
             } => {
-                self.block(resources);
+                // The resources are in scope in the body only.
+                let mark = self.body.types.mark();
+                self.block_in_scope(resources);
                 self.block(body);
+                self.body.types.unwind(mark);
                 for (param, c) in catches {
+                    let mark = self.body.types.mark();
                     if !param.is_empty() {
                         self.body.declare(param, "");
                     }
                     self.block(c);
+                    self.body.types.unwind(mark);
                 }
                 if let Some(f) = finally {
                     self.block(f);
@@ -193,10 +198,20 @@ impl<'p> Walker<'p, '_> {
     }
 
     fn lambda(&mut self, l: &'p Lambda, inferred: &[Option<String>]) {
+        let mark = self.body.types.mark();
         self.declare_scope(l.scope, inferred);
         match &l.body {
             LambdaBody::Expr(x) => self.expr(x),
             LambdaBody::Block(b) => self.block(b),
+        }
+        self.body.types.unwind(mark);
+    }
+
+    /// The statements of a block whose declarations outlast it (a loop's head, `try`
+    /// resources): the caller ends their scope.
+    fn block_in_scope(&mut self, b: &'p Block) {
+        for s in b {
+            self.stmt(s);
         }
     }
 
@@ -229,8 +244,10 @@ impl<'p> Walker<'p, '_> {
                     self.expr(a);
                 }
                 for a in &n.anon {
+                    let mark = self.body.types.mark();
                     self.declare_scope(a.scope, &[]);
                     self.block(&a.body);
+                    self.body.types.unwind(mark);
                 }
                 self.v.new_object(&self.body, n);
             }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Bump when the lowered form (`syntax::ir`) or the lowering changes meaning.
-pub const FACTS_FORMAT: u32 = 17;
+pub const FACTS_FORMAT: u32 = 18;
 
 /// The cache directory's name under the project root.
 pub const DIR_NAME: &str = ".retrylint_cache";

@@ -123,6 +123,7 @@ impl<'a> Lowerer<'a> {
         };
         let (modifiers, annotations) = self.modifiers(n);
         let mut supertypes = Vec::new();
+        let mut generic_supertypes = Vec::new();
         let mut c = n.walk();
         for ch in n.named_children(&mut c) {
             if matches!(
@@ -134,7 +135,8 @@ impl<'a> Lowerer<'a> {
                 while let Some(x) = stack.pop() {
                     match x.kind() {
                         "type_identifier" | "scoped_type_identifier" | "generic_type" => {
-                            supertypes.push(erase_type(self.text(x)))
+                            supertypes.push(erase_type(self.text(x)));
+                            generic_supertypes.extend(super::generic_type(self.text(x)));
                         }
                         _ => stack.extend(x.named_children(&mut c2)),
                     }
@@ -147,6 +149,8 @@ impl<'a> Lowerer<'a> {
             fqn: fqn.into(),
             kind,
             supertypes: supertypes.into_iter().map(Name::from).collect(),
+            generic_supertypes,
+            type_params: self.type_params(n),
             annotations,
             modifiers,
             fields: Vec::new(),
@@ -197,6 +201,7 @@ impl<'a> Lowerer<'a> {
                 span: span_of(params),
                 name_span: span_of(params),
                 throws: Vec::new(),
+                type_params: Vec::new(),
                 scopes: vec![Scope {
                     parent: None,
                     span: span_of(params),
@@ -271,6 +276,7 @@ impl<'a> Lowerer<'a> {
                 name_span: span_of(body),
                 scopes: init_scopes,
                 throws: Vec::new(),
+                type_params: Vec::new(),
             });
             if self.facts.classes[class].initializer.is_none() {
                 self.facts.classes[class].initializer = Some(idx);
@@ -374,6 +380,24 @@ impl<'a> Lowerer<'a> {
         out
     }
 
+    /// The names of the type parameters a class or method declares (`<T, K extends Key>`).
+    fn type_params(&self, n: Node<'_>) -> Vec<Name> {
+        let Some(tp) = n.field(fields::TYPE_PARAMETERS) else {
+            return Vec::new();
+        };
+        let mut c = tp.walk();
+        tp.named_children(&mut c)
+            .filter(|p| p.kind() == "type_parameter")
+            .filter_map(|p| {
+                let mut c2 = p.walk();
+                let name = p
+                    .named_children(&mut c2)
+                    .find(|x| matches!(x.kind(), "type_identifier" | "identifier"));
+                name.map(|x| Name::from(self.text(x)))
+            })
+            .collect()
+    }
+
     pub(super) fn method(&mut self, n: Node<'_>, class: usize) {
         let (modifiers, annotations) = self.modifiers(n);
         let is_ctor = n.kind() != "method_declaration";
@@ -448,6 +472,7 @@ impl<'a> Lowerer<'a> {
             name_span: name_node.map(span_of).unwrap_or_else(|| span_of(n)),
             scopes,
             throws: throws.into_iter().map(Name::from).collect(),
+            type_params: self.type_params(n),
         });
     }
 }
