@@ -610,13 +610,22 @@ fn run_settings(args: &CheckArgs) -> Result<Run, String> {
     let repository = repository_root(&paths[0]);
     let cache_dir = if args.no_cache {
         None
+    } else if let Some(dir) = &args.cache_dir {
+        // A directory named for the cache is made when missing (a CI cache path on its first
+        // run); one that cannot be made leaves the run without a cache, and says so.
+        match std::fs::create_dir_all(dir) {
+            Ok(()) => Some(dir.clone()),
+            Err(e) => {
+                note!(
+                    "warning: cannot create the cache directory {} ({}); running without a cache",
+                    escaped(&dir.display().to_string()),
+                    e
+                );
+                None
+            }
+        }
     } else {
-        Some(
-            args.cache_dir
-                .clone()
-                .or_else(|| repository.clone())
-                .unwrap_or_else(|| cache_root(&paths)),
-        )
+        Some(repository.clone().unwrap_or_else(|| cache_root(&paths)))
     };
     // Files named on the command line (a pre-commit file list) are the report scope; the project
     // they belong to gives the facts.

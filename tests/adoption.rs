@@ -511,3 +511,36 @@ fn no_progress_bar_in_pipes_and_one_summary_line() {
     let (_, _, err) = run(dir.path(), &["-q", "."]);
     assert_eq!(err, "");
 }
+
+#[test]
+fn a_missing_cache_dir_is_made_and_one_that_cannot_be_is_a_warning() {
+    let dir = repo(&[("Pay.java", &pay(KEY))]);
+    let check = |cache: &str| {
+        let out = retrylint(dir.path())
+            .args(["check", "--format", "json", "--cache-dir", cache, "."])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (found(&v), String::from_utf8(out.stderr).unwrap())
+    };
+    // A CI cache path on its first run: the directory does not exist yet.
+    let (first, err) = check("ci-cache/retrylint");
+    assert_eq!(first, vec!["RL001:7"], "{err}");
+    let made = dir.path().join("ci-cache/retrylint/.retrylint_cache");
+    assert!(made.join(".gitignore").exists(), "{err}");
+    assert!(
+        std::fs::read_dir(&made).unwrap().count() > 1,
+        "the run's cache is written there"
+    );
+    let (warm, _) = check("ci-cache/retrylint");
+    assert_eq!(warm, first);
+    // Below a regular file no directory can be made: same findings, one sentence.
+    std::fs::write(dir.path().join("plain"), "").unwrap();
+    let (findings, err) = check("plain/cache");
+    assert_eq!(findings, first);
+    assert!(
+        err.starts_with("warning: cannot create the cache directory plain/cache ("),
+        "{err}"
+    );
+    assert!(err.contains("); running without a cache\n"), "{err}");
+}
