@@ -33,6 +33,12 @@ const MAX_FILE_BYTES: u64 = 64 << 20;
 /// the same tick of a coarse clock: its stamp is not trusted (as the scan cache does).
 const RACY_NS: u128 = 2_000_000_000;
 
+/// How many of the files with an effect word may have changed, come or gone since the record
+/// for the round to give up again without running: one in a hundred, at least one.
+fn max_drift(effect: usize) -> usize {
+    (effect / 100).max(1)
+}
+
 /// Where the record is kept, and what the run's check is.
 pub(super) struct Memory {
     path: PathBuf,
@@ -117,24 +123,36 @@ impl Memory {
     }
 
     /// Does the round give up again, with the files with an effect word `effect` (sorted) and
-    /// the share `limit`?
+    /// the share `limit`? The files with an effect word may differ from the record's in a few
+    /// (`drift`): an edit of one of them, as every pre-commit run after an edit of a payment
+    /// file brings, may name fewer files than before, but a round that wanted more than the
+    /// share allows has rarely a reason to want fewer than it, and giving up changes no
+    /// finding. Past that many the round runs again and is recorded anew.
     pub(super) fn gives_up(&self, files: &[Seen], effect: &[usize], limit: usize) -> bool {
         let Some(g) = &self.last else { return false };
-        if g.effect.len() != effect.len()
-            || g.effect.iter().zip(effect).any(|(a, b)| *a as usize != *b)
-        {
-            return false;
-        }
         let settled = |t: u128| t.saturating_add(RACY_NS) < g.saved;
-        let same_effect_files = effect.iter().zip(&g.stamps).all(|(i, old)| {
-            files[*i].is_some_and(|(_, stamp, scan)| {
+        let old: std::collections::HashMap<usize, &Stamp> = g
+            .effect
+            .iter()
+            .zip(&g.stamps)
+            .map(|(i, s)| (*i as usize, s))
+            .collect();
+        let now: std::collections::HashSet<usize> = effect.iter().copied().collect();
+        let same = |i: usize, old: &Stamp| {
+            files[i].is_some_and(|(_, stamp, scan)| {
                 stamp == Some(*old)
                     && settled(old.modified)
                     && settled(old.changed)
-                    && scan_hash(scan) == g.scans[*i]
+                    && scan_hash(scan) == g.scans[i]
             })
-        });
-        if !same_effect_files {
+        };
+        let gone = old.keys().filter(|i| !now.contains(i)).count();
+        let drift = gone
+            + effect
+                .iter()
+                .filter(|i| old.get(i).is_none_or(|s| !same(**i, s)))
+                .count();
+        if drift > max_drift(g.effect.len()) {
             return false;
         }
         let changed = files
