@@ -1,7 +1,7 @@
 //! Retry callbacks that never fail (SPEC 3.3): a callback whose body swallows every exception,
 //! or only calls a method of its class that does, is never run again by its retry.
 
-use super::liveness::{never_fails, simple, simple_arg, swallows_in, this_targets};
+use super::liveness::{delegates_to_never_failing, simple, swallows_in};
 use crate::catalogue::Catalogue;
 use crate::java::ir::{Block, Expr, Stmt};
 use crate::semantic::{MethodId, Project};
@@ -25,17 +25,8 @@ pub(super) fn callback_never_fails(
     };
     // A call on `this` whose every target never fails (`ctx -> charge(order)`).
     let delegates = |call: &crate::java::ir::Call| {
-        let on_this = matches!(
-            call.recv.as_ref().map(Expr::peel),
-            None | Some(Expr::This(_))
-        );
-        on_this
-            && !call.on_super
-            && call.args.iter().all(simple_arg)
-            && this_targets(project, id, call).is_some_and(|ts| {
-                ts.iter()
-                    .all(|t| never_fails(project, cat, *t, &mut vec![id, *t]).is_some())
-            })
+        !call.on_super
+            && delegates_to_never_failing(project, cat, id, call, &mut vec![id]).is_some()
     };
     match arg.peel() {
         Expr::Lambda(l) => match &l.body {

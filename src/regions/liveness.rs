@@ -442,6 +442,22 @@ pub(super) fn never_fails(
     if !before.iter().all(&preamble) {
         return None;
     }
+    delegates_to_never_failing(project, cat, id, call, seen).map(|mut nf| {
+        nf.preamble |= !before.is_empty();
+        nf
+    })
+}
+
+/// Does `call` (in method `id`) call a method on `this` or `super` with simple arguments, every
+/// project method of which it may run never failing ([`never_fails`], never through a method
+/// already on the chain `seen`)? What the first of them swallows, reached through `call`.
+pub(super) fn delegates_to_never_failing(
+    project: &Project,
+    cat: &Catalogue,
+    id: MethodId,
+    call: &crate::java::ir::Call,
+    seen: &mut Vec<MethodId>,
+) -> Option<NeverFails> {
     let on_this = call.on_super
         || matches!(
             call.recv.as_ref().map(Expr::peel),
@@ -459,12 +475,10 @@ pub(super) fn never_fails(
         seen.push(t);
         let nf = never_fails(project, cat, t, seen);
         seen.pop();
-        let nf = nf?;
-        found.get_or_insert(nf);
+        found.get_or_insert(nf?);
     }
     found.map(|mut nf| {
         nf.via.insert(0, call.name.clone());
-        nf.preamble |= !before.is_empty();
         nf
     })
 }
