@@ -124,7 +124,8 @@ fn read_property<'s>(shape: &'s Shape, method: &str) -> Option<(&'s String, &'s 
 }
 
 /// Is `e` a whole builder chain, `T.builder()…build()`, none of whose calls sets `property`
-/// (`setConfirm(…)`, `confirm(…)`)?
+/// (`setConfirm(…)`, `confirm(…)`) to anything but `false` (`setConfirm(false)` is the
+/// default written out)?
 fn chain_without(e: &Expr, property: &str) -> bool {
     let Expr::Call(last) = e.peel() else {
         return false;
@@ -137,12 +138,26 @@ fn chain_without(e: &Expr, property: &str) -> bool {
         if BUILDER_FACTORIES.contains(&c.name.as_str()) && c.args.is_empty() {
             return true;
         }
-        if written_property(&c.name).eq_ignore_ascii_case(property) {
+        if written_property(&c.name).eq_ignore_ascii_case(property) && !sets_false(c) {
             return false;
         }
         at = c.recv.as_ref();
     }
     false
+}
+
+/// Does the setter call `c` write `false` (`setConfirm(false)`, `confirm(Boolean.FALSE)`)?
+fn sets_false(c: &crate::java::ir::Call) -> bool {
+    match c.args.as_slice() {
+        [a] => match a.peel() {
+            Expr::Lit(v, _) => v == "false",
+            Expr::Field(recv, name, _) => {
+                name == "FALSE" && matches!(recv.peel(), Expr::Name(n, _) if n == "Boolean")
+            }
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 impl Cx<'_> {

@@ -38,7 +38,7 @@ pub struct SideEffect {
 
 /// Calls of a side-effect row that move money only when their first argument sets `property`:
 /// an argument the calling method builds with one `builder()…build()` chain that never sets it
-/// makes no side effect (an unconfirmed payment intent); any other argument counts.
+/// (or sets it to `false`) makes no side effect (an unconfirmed payment intent); any other argument counts.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OnlyWith {
