@@ -34,6 +34,9 @@ pub enum Test {
     /// a string literal in quotes).
     In(BTreeSet<String>),
     NotIn(BTreeSet<String>),
+    /// Carrying no idempotency key: a request object the caller made, which the callee sends
+    /// to a side effect (the caller may have keyed it, `request.payPalRequestId(k)`).
+    Unkeyed,
 }
 
 /// What a call's argument is known to be.
@@ -47,13 +50,16 @@ pub enum Fact {
     Const(String),
     /// The caller's own parameter (or a property of it) passed on.
     Param(ParamPath),
+    /// An object that went through a key sink (a request the caller keyed): never null.
+    Keyed,
 }
 
 impl Test {
     /// May the test hold for an argument with this fact?
     pub fn admits(&self, f: &Fact) -> bool {
         match (self, f) {
-            (Test::Null, Fact::NonNull | Fact::Const(_)) => false,
+            (Test::Null, Fact::NonNull | Fact::Const(_) | Fact::Keyed) => false,
+            (Test::Unkeyed, Fact::Keyed) => false,
             (Test::NonNull | Test::In(_), Fact::Null) => false,
             (Test::In(s), Fact::Const(c)) => s.contains(c),
             (Test::NotIn(s), Fact::Const(c)) => !s.contains(c),
@@ -61,13 +67,15 @@ impl Test {
         }
     }
 
-    fn negate(&self) -> Test {
-        match self {
+    /// The opposite test; none for [`Test::Unkeyed`], which no `if` writes.
+    fn negate(&self) -> Option<Test> {
+        Some(match self {
             Test::Null => Test::NonNull,
             Test::NonNull => Test::Null,
             Test::In(s) => Test::NotIn(s.clone()),
             Test::NotIn(s) => Test::In(s.clone()),
-        }
+            Test::Unkeyed => return None,
+        })
     }
 }
 
@@ -162,7 +170,7 @@ impl Cx<'_> {
                 } else {
                     Test::In([self.constant(other)?].into())
                 };
-                let test = if eq { test } else { test.negate() };
+                let test = if eq { test } else { test.negate()? };
                 Some((vec![Cond { param: path, test }], true))
             }
             Expr::Binary(b) if b.op == "&&" => {
@@ -319,7 +327,7 @@ pub(super) fn negated(conds: &[Cond]) -> Option<Cond> {
     match conds {
         [c] => Some(Cond {
             param: c.param.clone(),
-            test: c.test.negate(),
+            test: c.test.negate()?,
         }),
         _ => None,
     }

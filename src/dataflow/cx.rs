@@ -603,6 +603,7 @@ impl<'p> Cx<'p> {
             guarded: self.guarded,
             own_key,
             handed_back: false,
+            when: Vec::new(),
         });
     }
 

@@ -586,6 +586,9 @@ pub struct Effect {
     /// sink at each call of the method, where the caller's use of the result decides
     /// (`Summary::ret_key_params`), not here.
     pub handed_back: bool,
+    /// A side effect unkeyed only when these hold: the request objects it sends that the
+    /// caller made, unless the caller keyed them (`Test::Unkeyed` on their parameters).
+    pub when: Vec<Cond>,
 }
 
 /// Summaries of the methods analysed so far; every other method has the empty summary.

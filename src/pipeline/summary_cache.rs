@@ -45,7 +45,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Bump when `Summary`, `MethodFlow`, a scan's value or what an entry records changes meaning.
-const SUMMARY_FORMAT: u32 = 12;
+const SUMMARY_FORMAT: u32 = 13;
 
 /// A cache file larger than this is neither read nor written.
 const MAX_FILE_BYTES: u64 = 1 << 30;

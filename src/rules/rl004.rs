@@ -73,7 +73,9 @@ declare_rule! {
     /// return Charge.create(params, options);
     /// ```
     /// A call that carries a per-attempt key is reported by RL001–RL003 instead; a stable key is
-    /// silent.
+    /// silent. A request object the caller keyed (`request.payPalRequestId(k)`) and handed to a
+    /// helper that sends it carries that key: the helper's call is reported only for regions
+    /// whose path to it passes an unkeyed request.
     ///
     /// ## Known false positives
     /// A provider-side deduplication that is not an idempotency key (a unique order reference the
@@ -176,6 +178,9 @@ fn check(cx: &Context) -> Vec<Finding> {
                 when: Vec::new(),
             };
             let mut covering = reach::covering(cx, *id, &site, e.scope);
+            // A request the callers made and keyed (`request.payPalRequestId(k)`) before they
+            // handed it to the method that sends it.
+            covering.retain(|i| reach::conditions_met(cx, *i, *id, &e.when));
             // A request a declarative client sends with a key its interceptors add.
             if cx.cat.side_effects.endpoints.iter().any(|x| x.id == e.row) {
                 covering.retain(|i| !keyed_by_interceptor(cx, *i, *id));
