@@ -113,13 +113,19 @@ impl Cx<'_> {
                     union(&mut t, &r);
                     t
                 } else {
-                    // Comparisons and logic yield a boolean: a condition is not a data flow.
-                    Taint::new()
+                    // Comparisons and logic yield a boolean: a condition is not a data flow,
+                    // but one made of a lock's answer still tells whether the lock is held
+                    // (`return rs.next() && rs.getBoolean(1);` after `pg_try_advisory_lock`).
+                    lock_only(&l).chain(lock_only(&r)).collect()
                 }
             }
             Expr::Not(x, _) => {
                 let t = self.eval(x);
-                if self.keep_cond { t } else { Taint::new() }
+                if self.keep_cond {
+                    t
+                } else {
+                    lock_only(&t).collect()
+                }
             }
             Expr::Cast(_, x, _) => self.eval(x),
             Expr::Op(xs, _) => {
@@ -278,4 +284,9 @@ fn is_increment(a: &Assign) -> bool {
                 && matches!((b.left.peel(), a.target.peel()), (Expr::Name(x, _), Expr::Name(y, _)) if x == y)),
         _ => false,
     }
+}
+
+/// The lock's answer in `t`, if it holds one ([`Origin::Lock`]).
+fn lock_only(t: &Taint) -> impl Iterator<Item = Origin> + '_ {
+    t.iter().filter(|o| **o == Origin::Lock).cloned()
 }

@@ -9,6 +9,13 @@ const MAX_LOOP_PASSES: usize = 3;
 
 impl Cx<'_> {
     pub(super) fn block(&mut self, b: &Block) {
+        self.block_ending_guarded(b);
+    }
+
+    /// Run block `b`; whether a lock taken in it (`if (!locked) return;`) still guards its end.
+    /// A block that always runs to its end when it completes (a nested `{ … }`, a `try` body
+    /// with no `catch`) passes that on to what follows it.
+    fn block_ending_guarded(&mut self, b: &Block) -> bool {
         // A lock taken by `if (!locked) return;` guards the rest of this block only.
         let guarded = self.guarded;
         // A test that ends in `return` guards the rest of this block only.
@@ -21,10 +28,12 @@ impl Cx<'_> {
             self.stmt(s);
         }
         self.end_scope(scope);
+        let ended = self.guarded;
         self.guarded = guarded;
         self.conds.truncate(conds);
         self.saved.truncate(saved);
         self.checks.truncate(checks);
+        ended
     }
 
     pub(super) fn stmt(&mut self, s: &Stmt) {
@@ -113,7 +122,9 @@ impl Cx<'_> {
                     self.stmt(s);
                 }
                 let before = self.env.clone();
-                self.block(body);
+                // `try (…) { if (!locked) return; }`: what follows the `try` runs with the
+                // lock, unless a `catch` may go on without it.
+                let locked = self.block_ending_guarded(body) && catches.is_empty();
                 self.end_scope(mark);
                 let mut acc = std::mem::take(&mut self.env);
                 let at_catch = join_into(before, &acc);
@@ -132,6 +143,7 @@ impl Cx<'_> {
                 if let Some(f) = finally {
                     self.block(f);
                 }
+                self.guarded |= locked;
             }
             Stmt::Return(e, _) => {
                 if let Some(e) = e {
@@ -165,7 +177,10 @@ impl Cx<'_> {
             Stmt::Throw(e) => {
                 self.eval(e);
             }
-            Stmt::Block(b) => self.block(b),
+            Stmt::Block(b) => {
+                let locked = self.block_ending_guarded(b);
+                self.guarded |= locked;
+            }
 
             Stmt::Jump | Stmt::Break | Stmt::Continue => {}
         }
