@@ -184,6 +184,11 @@ pub struct StepRegion {
     pub advice_method: Option<String>,
     #[serde(default)]
     pub advice_types: Vec<String>,
+    /// The step's callback receives the message the flow hands on to its next step (a Camel
+    /// `Exchange`): a key its code sets on that message is sent by a later step, which a
+    /// redelivery re-runs with the same message, not by this one.
+    #[serde(default)]
+    pub hands_on_message: bool,
 }
 
 /// Recursive retries: a method that calls itself again from its failure path — a `catch`

@@ -64,6 +64,8 @@ pub(super) fn check(cx: &Context, rule: &'static Rule) -> Vec<Finding> {
                 covering.retain(|i| !*outboxes.entry(*i).or_insert_with(|| outbox(cx, *i)));
                 covering.retain(|i| !super::swept::marks_selection(cx, *i, *id));
             }
+            // A key set on the message a flow step hands on is sent by a later step.
+            covering.retain(|i| !super::handed_on::holds(cx, *i, &ev.sink.loc));
             // A key header in a container counts where the region sends the container on a
             // request that is not a read.
             covering.retain(|i| reach::sent_in_region(cx, *i, &ev.sink.loc));

@@ -8,6 +8,7 @@ use crate::regions::{Reaches, Region};
 use crate::semantic::{CallGraph, MethodId, Project};
 use std::collections::HashMap;
 
+mod handed_on;
 mod key;
 mod reach;
 mod recorded;
