@@ -492,19 +492,7 @@ impl Cx<'_> {
         let mut handed_back: Vec<(String, String, Taint)> = Vec::new();
         let mut shape_out: Option<Shape> = None;
         let sums = self.sums;
-        let mut facts = self.arg_facts(&c.args);
-        // A request this method keyed (`request.payPalRequestId(k)`), handed to a callee that
-        // sends it.
-        for (i, t) in args.iter().enumerate() {
-            if t.contains(&Origin::Keyed) && i < c.args.len() {
-                if facts.len() <= i {
-                    facts.resize(i + 1, Fact::Unknown);
-                }
-                if !matches!(facts[i], Fact::Param(_)) {
-                    facts[i] = Fact::Keyed;
-                }
-            }
-        }
+        let facts = self.call_facts(c, args);
         for m in targets {
             self.edge_with(c.scope, *m, facts.clone());
             if on_this {
@@ -847,31 +835,6 @@ impl Cx<'_> {
     }
 
     /// Request options received from the caller (`RequestOptions options` parameter).
-    /// The request objects a side-effecting call `c` sends that the caller made and passed in
-    /// whole (its receiver or arguments, `client.execute(request)`): the call is unkeyed only
-    /// where none of them carries a key, which each caller's argument tells.
-    fn unkeyed_unless_caller_keyed(&self, c: &Call, recv_t: &Taint, args: &[Taint]) -> Vec<Cond> {
-        let mut when: Vec<Cond> = c
-            .recv
-            .iter()
-            .zip(std::iter::once(recv_t))
-            .chain(c.args.iter().zip(args))
-            .filter(|(e, _)| self.made_by_caller(e, 0))
-            .flat_map(|(_, t)| {
-                t.iter().filter_map(|o| match o {
-                    Origin::Param(i) => Some(Cond {
-                        param: ParamPath::Whole(*i),
-                        test: Test::Unkeyed,
-                    }),
-                    _ => None,
-                })
-            })
-            .collect();
-        when.sort();
-        when.dedup();
-        when
-    }
-
     pub(super) fn is_key_carrier_param(&self, arg: &Expr, t: &Taint) -> bool {
         t.iter()
             .any(|o| matches!(o, Origin::Param(_) | Origin::ParamField(..)))
@@ -885,7 +848,7 @@ impl Cx<'_> {
     /// from one, through locals)? Not an object made here: `new`, a builder chain or a static
     /// factory (`RequestOptions.builder().setStripeAccount(a).build()`), whose key — if it has
     /// one — the flow itself shows, whatever parameters went into its other fields.
-    fn made_by_caller(&self, e: &Expr, depth: usize) -> bool {
+    pub(super) fn made_by_caller(&self, e: &Expr, depth: usize) -> bool {
         if depth > 8 {
             return true;
         }

@@ -253,6 +253,54 @@ impl Cx<'_> {
         facts
     }
 
+    /// What call `c` passes each parameter ([`Self::arg_facts`]), and which of its arguments
+    /// carry a key: a request this method keyed (`request.payPalRequestId(k)`), handed to a
+    /// callee that sends it.
+    pub(super) fn call_facts(&self, c: &Call, args: &[Taint]) -> Vec<Fact> {
+        let mut facts = self.arg_facts(&c.args);
+        for (i, t) in args.iter().enumerate().take(c.args.len()) {
+            if t.contains(&Origin::Keyed) {
+                if facts.len() <= i {
+                    facts.resize(i + 1, Fact::Unknown);
+                }
+                if !matches!(facts[i], Fact::Param(_)) {
+                    facts[i] = Fact::Keyed;
+                }
+            }
+        }
+        facts
+    }
+
+    /// The request objects a side-effecting call `c` sends that the caller made and passed in
+    /// whole (its receiver or arguments, `client.execute(request)`): the call is unkeyed only
+    /// where none of them carries a key, which each caller's argument tells.
+    pub(super) fn unkeyed_unless_caller_keyed(
+        &self,
+        c: &Call,
+        recv_t: &Taint,
+        args: &[Taint],
+    ) -> Vec<Cond> {
+        let mut when: Vec<Cond> = c
+            .recv
+            .iter()
+            .zip(std::iter::once(recv_t))
+            .chain(c.args.iter().zip(args))
+            .filter(|(e, _)| self.made_by_caller(e, 0))
+            .flat_map(|(_, t)| {
+                t.iter().filter_map(|o| match o {
+                    Origin::Param(i) => Some(Cond {
+                        param: ParamPath::Whole(*i),
+                        test: Test::Unkeyed,
+                    }),
+                    _ => None,
+                })
+            })
+            .collect();
+        when.sort();
+        when.dedup();
+        when
+    }
+
     /// A callee's conditions `when` in this method's terms, for a call with these arguments:
     /// `None` when an argument makes one false (the callee's sink is not reached by this call);
     /// conditions on an argument this method passes on from its own parameter become conditions

@@ -1,7 +1,8 @@
 //! Retry callbacks that never fail (SPEC 3.3): a callback whose body swallows every exception,
 //! or only calls a method of its class that does, is never run again by its retry.
 
-use super::liveness::{delegates_to_never_failing, simple, swallows_in};
+use super::delegation::delegates_to_never_failing;
+use super::liveness::{simple, swallows_in};
 use crate::catalogue::Catalogue;
 use crate::java::ir::{Block, Expr, Stmt};
 use crate::semantic::{MethodId, Project};

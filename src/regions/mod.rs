@@ -8,6 +8,7 @@ mod bean_clients;
 mod callback_liveness;
 mod calls;
 mod component_scan;
+mod delegation;
 mod enablers;
 mod failures;
 mod function_beans;
