@@ -53,19 +53,20 @@ impl Catalogue {
 
 impl Factories for Catalogue {
     fn static_factory(&self, owner_is: &dyn Fn(&str) -> bool, method: &str) -> Option<String> {
-        self.sources
-            .factory
-            .iter()
-            .find(|f| glob(&f.method, method) && owner_is(&f.class))
-            .map(|f| f.returns.clone())
+        self.sources.factory.iter().find_map(|f| {
+            f.owners()
+                .filter(|o| owner_is(o))
+                .find_map(|o| f.returns_for(o, method))
+        })
     }
 
     fn instance_factory(&self, owner: &str, method: &str) -> Option<String> {
-        self.sources
-            .factory
-            .iter()
-            .find(|f| f.class == owner && glob(&f.method, method))
-            .map(|f| f.returns.clone())
+        self.sources.factory.iter().find_map(|f| {
+            f.owners()
+                .any(|o| o == owner)
+                .then(|| f.returns_for(owner, method))
+                .flatten()
+        })
     }
 
     fn generated_builder(&self, annotated: &dyn Fn(&str) -> bool) -> bool {
@@ -284,6 +285,9 @@ impl Model for Catalogue {
             .methods
             .iter()
             .filter(|row| row.names.iter().any(|m| m == call.name()))
+            .filter(|row| row.arity.is_none_or(|n| n == call.arg_count()))
+            .filter(|row| row.classes.is_empty() || row.classes.iter().any(|k| call.receiver_is(k)))
+            .filter(|row| !row.unless_arg_is.iter().any(|k| call.arg_is(row.arg, k)))
             .map(|row| KeySink {
                 arg: row.arg,
                 row: &row.id,
@@ -589,11 +593,13 @@ impl Model for Catalogue {
                     has(&row.static_methods) && of_class(&row.classes, &|k| call.receiver_is(k))
                 }
                 Form::Instance if !has(&row.instance) => false,
-                // `client.charges().create(…)`, `client.v1().charges().create(…)`
+                // `client.charges().create(…)`, `client.v1().charges().create(…)` (`v1()` typed
+                // by a factory): an accessor called on the client itself, not on another
+                // service (`client.applicationFees().refunds()` is not `client.refunds()`).
                 Form::Instance if !row.services.is_empty() => {
                     call.receiver_call()
                         .is_some_and(|s| has_name(&row.services, s))
-                        && of_class(&row.classes, &|k| call.chain_root_is(k))
+                        && of_class(&row.classes, &|k| call.receiver_call_on(k))
                 }
                 Form::Instance => of_class(&row.classes, &|k| call.receiver_is(k)),
                 _ => false,
@@ -770,7 +776,7 @@ impl Catalogue {
                 .side_effect
                 .iter()
                 .map(|se| SideEffectWords {
-                    classes: &se.classes,
+                    classes: self.leading_to(&se.classes),
                     methods: se
                         .static_methods
                         .iter()
@@ -780,6 +786,29 @@ impl Catalogue {
                 })
                 .collect(),
         }
+    }
+}
+
+impl Catalogue {
+    /// `classes` and every library class whose catalogued accessors (`[[sources.factory]]`)
+    /// return one of them, directly or through other accessors.
+    fn leading_to<'a>(&'a self, classes: &'a [String]) -> Vec<&'a String> {
+        let mut out: Vec<&String> = classes.iter().collect();
+        let mut i = 0;
+        while i < out.len() {
+            let target = out[i].as_str();
+            for f in &self.sources.factory {
+                let leads = f.returns.as_deref() == Some(target)
+                    || f.accessors.values().any(|r| r == target);
+                for o in f.owners() {
+                    if leads && !out.contains(&o) {
+                        out.push(o);
+                    }
+                }
+            }
+            i += 1;
+        }
+        out
     }
 }
 

@@ -171,10 +171,20 @@ row!(ParameterSource, |r| format!(
     few(&r.annotations),
     few(&r.values)
 ));
-row!(Factory, |r| format!(
-    "type: {}.{} returns {}",
-    r.class, r.method, r.returns
-));
+row!(Factory, |r| {
+    let owners: Vec<String> = r.owners().cloned().collect();
+    let mut gives: Vec<String> = r
+        .method
+        .iter()
+        .zip(&r.returns)
+        .map(|(m, t)| format!("{m} returns {t}"))
+        .collect();
+    gives.extend(r.accessors.iter().map(|(m, t)| format!("{m} returns {t}")));
+    gives.extend(r.fluent.iter().map(|m| format!("{m} returns itself")));
+    let more = if gives.len() > 3 { ", …" } else { "" };
+    gives.truncate(3);
+    format!("type: {} {}{more}", few(&owners), gives.join(", "))
+});
 row!(GenericMethod, |r| {
     let mut gives = Vec::new();
     if !r.params.is_empty() {
@@ -233,11 +243,18 @@ row!(CounterRow, |r| {
         format!("{} by {}", few(&r.updates), few(&r.increments))
     }
 });
-row!(SinkMethod, |r| format!(
-    "argument {} of {}",
-    r.arg,
-    few(&r.names)
-));
+row!(SinkMethod, |r| {
+    let on = if r.classes.is_empty() {
+        String::new()
+    } else {
+        format!(" on {}", few(&r.classes))
+    };
+    let arity = r
+        .arity
+        .map(|n| format!(" ({n} arguments)"))
+        .unwrap_or_default();
+    format!("argument {} of {}{on}{arity}", r.arg, few(&r.names))
+});
 row!(HeaderNames, |r| {
     let mut parts = Vec::new();
     if !r.names.is_empty() {

@@ -731,7 +731,11 @@ pub enum Holds {
     Maps,
 }
 
-/// Methods on any receiver whose argument `arg` is the key.
+/// Methods whose argument `arg` is the key: on any receiver, or with `classes` only on a
+/// receiver of one of them (an SDK method's key parameter: Checkout.com's
+/// `paymentsClient.requestPayment(request, idempotencyKey)`). With `arity`, only calls with that
+/// many arguments; with `unless_arg_is`, not when argument `arg` is of one of those classes (an
+/// overload taking a request object there).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SinkMethod {
@@ -739,6 +743,12 @@ pub struct SinkMethod {
     pub names: Vec<String>,
     #[serde(default)]
     pub arg: usize,
+    #[serde(default)]
+    pub classes: Vec<String>,
+    #[serde(default)]
+    pub arity: Option<usize>,
+    #[serde(default)]
+    pub unless_arg_is: Vec<String>,
 }
 
 /// Key names: of a header, a body field or a map entry (compared lowercase, without `-` and

@@ -330,7 +330,17 @@ impl Cx<'_> {
     /// stores and persisted entities.
     fn call_effects(&mut self, c: &Call, recv_t: &Taint, args: &[Taint], here: &Loc) {
         if let Some((label, row)) = self.side_effect_of(c) {
-            let keyed = recv_t.contains(&Origin::Keyed)
+            // A key passed as an argument of the call itself (Checkout.com's
+            // `requestPayment(request, idempotencyKey)`): whether it is stable is RL001–RL003's.
+            let own_key = {
+                let site = CallSite::call(self, c);
+                self.model
+                    .key_sinks(&site)
+                    .iter()
+                    .any(|k| k.arg < c.args.len() && !matches!(c.args[k.arg].peel(), Expr::Lit(..)))
+            };
+            let keyed = own_key
+                || recv_t.contains(&Origin::Keyed)
                 || args.iter().any(|a| a.contains(&Origin::Keyed))
                 || c.args
                     .iter()

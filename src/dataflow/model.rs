@@ -71,6 +71,10 @@ pub trait Site {
     /// For an instance call whose receiver is itself a call (`client.charges().create(…)`): the
     /// name of that call.
     fn receiver_call(&self) -> Option<&str>;
+    /// For an instance call whose receiver is itself a call (`client.v1().charges()` in
+    /// `client.v1().charges().create(…)`): is that call's own receiver (`client.v1()`) of type
+    /// `class`?
+    fn receiver_call_on(&self, class: &str) -> bool;
     /// Is the root of the receiver's call chain (`client` in `client.v1().charges()`) of type
     /// `class`?
     fn chain_root_is(&self, class: &str) -> bool;

@@ -187,6 +187,20 @@ impl Site for CallSite<'_, '_> {
         }
     }
 
+    fn receiver_call_on(&self, class: &str) -> bool {
+        let What::Call(c) = self.what else {
+            return false;
+        };
+        let Some(Expr::Call(svc)) = c.recv.as_ref().map(|r| r.peel()) else {
+            return false;
+        };
+        svc.recv
+            .as_ref()
+            .filter(|r| !self.cx.is_type_name(r))
+            .and_then(|r| self.cx.type_of(r))
+            .is_some_and(|t| self.cx.project.type_is(&t, class))
+    }
+
     fn chain_root_is(&self, class: &str) -> bool {
         let What::Call(c) = self.what else {
             return false;

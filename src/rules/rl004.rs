@@ -10,14 +10,20 @@ declare_rule! {
     /// ## What it does
     /// Finds a known non-idempotent call — a money-moving Stripe create (`Charge.create(params)`,
     /// `PaymentIntent`, `Refund`, `Transfer`, `Payout`, … and `StripeClient` services such as
-    /// `client.charges().create(params)`), an Adyen payment or refund, a Braintree sale, a Square
-    /// payment, a PayPal capture, refund or payout — that runs inside a re-execution region (a
+    /// `client.charges().create(params)`, transfer reversals), an Adyen payment or refund
+    /// (checkout and classic APIs), a Braintree sale, a Square payment or refund, a PayPal capture,
+    /// refund or payout (Checkout and Server SDKs), a Checkout.com SDK payment, capture or refund,
+    /// a GoCardless payment, retry or refund (also as the SDK's fluent chain
+    /// `client.payments().create()…execute()`), a Mercado Pago payment or refund, a Razorpay
+    /// refund or transfer — that runs inside a re-execution region (a
     /// `@Retryable` method, a retry callback, a retried pipeline, a redelivered listener, a
     /// scheduled job), also through called methods, and carries no idempotency key at all.
     /// Request options (Stripe `RequestOptions`, Adyen's, …) carry a key only when one is set on
     /// them: options the region builds — in the method or through a helper — without a key are
     /// no key, whatever parameters went into their other settings (`setStripeAccount(account)`);
-    /// options the caller passes in are taken to carry the caller's key.
+    /// options the caller passes in are taken to carry the caller's key. A key an SDK adds on its
+    /// own, new for each call (Mercado Pago's, GoCardless's for a request built on each
+    /// attempt), is no key across attempts.
     ///
     /// The same calls made by hand through a declarative HTTP client count too: an OpenFeign or
     /// Spring HTTP interface method (or a MicroProfile REST client) that posts to a provider's

@@ -211,8 +211,16 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
                 } else {
                     self.type_at(r, depth + 1)?
                 };
-                let TypeRef::Project(k) = owner else {
-                    return None;
+                let k = match owner {
+                    TypeRef::Project(k) => k,
+                    // A library's public field the catalogue types (`razorpay.payments`).
+                    TypeRef::External(f) if !f.is_empty() => {
+                        return self
+                            .factories
+                            .instance_factory(&f, n)
+                            .map(TypeRef::External);
+                    }
+                    _ => return None,
                 };
                 let (decl, f) = self.project.field(k, n)?;
                 Some(

@@ -497,7 +497,9 @@ pub struct EffectWords<'a> {
 
 /// One known side effect: its classes (qualified names or `*` patterns) and method names.
 pub struct SideEffectWords<'a> {
-    pub classes: &'a [String],
+    /// The row's classes, and the library classes whose catalogued accessors lead to one
+    /// (`GoCardlessClient` for `client.payments().create()…execute()`).
+    pub classes: Vec<&'a String>,
     pub methods: Vec<&'a String>,
 }
 
@@ -595,7 +597,7 @@ impl Needles {
                     .collect(),
                 any_class: false,
             };
-            for class in se.classes {
+            for class in se.classes.iter().copied() {
                 if class.contains('*') {
                     row.any_class = true;
                     continue;

@@ -80,7 +80,7 @@ fn scan(src: &str) -> Scan {
         param_contains: &contains,
         param_equals: &equals,
         side_effects: vec![SideEffectWords {
-            classes: &classes,
+            classes: classes.iter().collect(),
             methods: vec![&create],
         }],
     };

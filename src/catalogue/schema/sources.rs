@@ -125,13 +125,51 @@ pub struct ParameterSource {
     pub values: Vec<String>,
 }
 
+/// Library calls whose result type is known, so that a call on the result can be matched
+/// (an SDK's accessors: `client.payments()` is a `PaymentService`, whose `create()` is a
+/// `PaymentCreateRequest`). On `class` (or each of `classes`): `method` (a glob) returns
+/// `returns`; each `accessors` entry, a method or a public field (`razorpay.payments`), returns
+/// its type; a `fluent` method (a glob, `with*`) returns the receiver's own type.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Factory {
     pub id: String,
-    pub class: String,
-    pub method: String,
-    pub returns: String,
+    #[serde(default)]
+    pub class: Option<String>,
+    #[serde(default)]
+    pub classes: Vec<String>,
+    #[serde(default)]
+    pub method: Option<String>,
+    #[serde(default)]
+    pub returns: Option<String>,
+    #[serde(default)]
+    pub accessors: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    pub fluent: Vec<String>,
+}
+
+impl Factory {
+    /// The classes the row is about.
+    pub fn owners(&self) -> impl Iterator<Item = &String> {
+        self.class.iter().chain(&self.classes)
+    }
+
+    /// What a call of `method` on the class `owner` (one of [`Factory::owners`]) returns.
+    pub fn returns_for(&self, owner: &str, method: &str) -> Option<String> {
+        let glob = crate::semantic::glob;
+        if let (Some(m), Some(r)) = (&self.method, &self.returns)
+            && glob(m, method)
+        {
+            return Some(r.clone());
+        }
+        if let Some(r) = self.accessors.get(method) {
+            return Some(r.clone());
+        }
+        self.fluent
+            .iter()
+            .any(|f| glob(f, method))
+            .then(|| owner.to_string())
+    }
 }
 
 /// Library generic methods, typed as javac types them from the receiver's type arguments:
