@@ -610,7 +610,7 @@ fn run_settings(args: &CheckArgs) -> Result<Run, String> {
     let repository = repository_root(&paths[0]);
     let cache_dir = if args.no_cache {
         None
-    } else if let Some(dir) = &args.cache_dir {
+    } else if let Some(dir) = args.cache_dir.as_ref().filter(|_| !args.show_settings) {
         // A directory named for the cache is made when missing (a CI cache path on its first
         // run); one that cannot be made leaves the run without a cache, and says so.
         match std::fs::create_dir_all(dir) {

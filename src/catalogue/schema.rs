@@ -185,10 +185,12 @@ pub struct StepRegion {
     #[serde(default)]
     pub advice_types: Vec<String>,
     /// The step's callback receives the message the flow hands on to its next step (a Camel
-    /// `Exchange`): a key its code sets on that message is sent by a later step, which a
-    /// redelivery re-runs with the same message, not by this one.
+    /// `Exchange`), and these calls on it give the message (`getIn`, `getMessage`): a key its
+    /// code sets on the exchange or its message is sent by a later step, which a redelivery
+    /// re-runs with the same message, not by this one — unless the step's code passes the
+    /// exchange or its message on to a call (it may send it itself). Empty: not such a step.
     #[serde(default)]
-    pub hands_on_message: bool,
+    pub message_accessors: Vec<String>,
 }
 
 /// Recursive retries: a method that calls itself again from its failure path — a `catch`

@@ -334,10 +334,10 @@ impl Cx<'_> {
             // `requestPayment(request, idempotencyKey)`): whether it is stable is RL001–RL003's.
             let own_key = {
                 let site = CallSite::call(self, c);
-                self.model
-                    .key_sinks(&site)
-                    .iter()
-                    .any(|k| k.arg < c.args.len() && !matches!(c.args[k.arg].peel(), Expr::Lit(..)))
+                self.model.key_sinks(&site).iter().any(|k| {
+                    k.arg < c.args.len()
+                        && !matches!(c.args[k.arg].peel(), Expr::Lit(..) | Expr::Null(_))
+                })
             };
             let keyed = own_key
                 || recv_t.contains(&Origin::Keyed)

@@ -263,9 +263,8 @@ impl Cx<'_> {
                 if facts.len() <= i {
                     facts.resize(i + 1, Fact::Unknown);
                 }
-                if !matches!(facts[i], Fact::Param(_)) {
-                    facts[i] = Fact::Keyed;
-                }
+                // Keys only accumulate: keyed here, whatever the caller passed.
+                facts[i] = Fact::Keyed;
             }
         }
         facts

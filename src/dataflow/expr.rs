@@ -115,8 +115,16 @@ impl Cx<'_> {
                 } else {
                     // Comparisons and logic yield a boolean: a condition is not a data flow,
                     // but one made of a lock's answer still tells whether the lock is held
-                    // (`return rs.next() && rs.getBoolean(1);` after `pg_try_advisory_lock`).
-                    lock_only(&l).chain(lock_only(&r)).collect()
+                    // (`return rs.next() && rs.getBoolean(1);` after `pg_try_advisory_lock`);
+                    // `tryLock() || force` is true without the lock, so an `||` tells it only
+                    // when both sides do.
+                    if b.op == "||"
+                        && (lock_only(&l).next().is_none() || lock_only(&r).next().is_none())
+                    {
+                        Taint::new()
+                    } else {
+                        lock_only(&l).chain(lock_only(&r)).collect()
+                    }
                 }
             }
             Expr::Not(x, _) => {

@@ -123,8 +123,12 @@ impl Cx<'_> {
                 }
                 let before = self.env.clone();
                 // `try (…) { if (!locked) return; }`: what follows the `try` runs with the
-                // lock, unless a `catch` may go on without it.
-                let locked = self.block_ending_guarded(body) && catches.is_empty();
+                // lock, unless a `catch` may go on without it (one that rethrows or returns
+                // does not).
+                let locked = self.block_ending_guarded(body)
+                    && catches
+                        .iter()
+                        .all(|(_, c)| matches!(c.last(), Some(Stmt::Throw(_) | Stmt::Return(..))));
                 self.end_scope(mark);
                 let mut acc = std::mem::take(&mut self.env);
                 let at_catch = join_into(before, &acc);

@@ -194,11 +194,15 @@ impl Site for CallSite<'_, '_> {
         let Some(Expr::Call(svc)) = c.recv.as_ref().map(|r| r.peel()) else {
             return false;
         };
-        svc.recv
-            .as_ref()
-            .filter(|r| !self.cx.is_type_name(r))
-            .and_then(|r| self.cx.type_of(r))
-            .is_some_and(|t| self.cx.project.type_is(&t, class))
+        let Some(on) = svc.recv.as_ref().filter(|r| !self.cx.is_type_name(r)) else {
+            return false;
+        };
+        match self.cx.type_of(on).filter(TypeRef::is_known) {
+            Some(t) => self.cx.project.type_is(&t, class),
+            // What the accessor is called on has no known type (`wallet.v2()` with no factory
+            // row to type it): the chain's root decides, as it did before accessors were typed.
+            None => self.chain_root_is(class),
+        }
     }
 
     fn chain_root_is(&self, class: &str) -> bool {
@@ -223,10 +227,30 @@ impl Site for CallSite<'_, '_> {
     }
 
     fn arg_is(&self, i: usize, class: &str) -> bool {
-        self.args()
-            .get(i)
-            .and_then(|a| self.cx.type_of(a))
-            .is_some_and(|t| self.cx.project.type_is(&t, class))
+        let Some(a) = self.args().get(i) else {
+            return false;
+        };
+        let is = |t: &TypeRef| self.cx.project.type_is(t, class);
+        if self.cx.type_of(a).is_some_and(|t| is(&t)) {
+            return true;
+        }
+        // An object made in place, whose library type the typer may not know: `new
+        // CaptureRequest(…)`, or a builder chain started on the class (`CaptureRequest.builder()
+        // …build()`).
+        let mut at = a.peel();
+        loop {
+            match at {
+                Expr::New(n) => return is(&self.cx.resolve(&n.ty)),
+                Expr::Call(c) => match c.recv.as_ref().map(Expr::peel) {
+                    Some(r @ Expr::Name(n, _)) if self.cx.is_type_name(r) => {
+                        return is(&self.cx.resolve(n));
+                    }
+                    Some(r) => at = r,
+                    None => return false,
+                },
+                _ => return false,
+            }
+        }
     }
 
     fn enclosing_is(&self, class: &str) -> bool {

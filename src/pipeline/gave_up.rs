@@ -33,7 +33,7 @@ const MAX_FILE_BYTES: u64 = 64 << 20;
 /// the same tick of a coarse clock: its stamp is not trusted (as the scan cache does).
 const RACY_NS: u128 = 2_000_000_000;
 
-/// How many of the files with an effect word may have changed, come or gone since the record
+/// How many of the files with an effect word may have changed, or gained or lost it, since the record
 /// for the round to give up again without running: one in a hundred, at least one.
 fn max_drift(effect: usize) -> usize {
     (effect / 100).max(1)

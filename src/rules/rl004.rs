@@ -54,7 +54,7 @@ declare_rule! {
     /// `OrdersGetRequest` (a read) and `OrdersCreateRequest` (no money moves before its
     /// capture) are not. A Stripe `PaymentIntent` moves money once confirmed: `create` counts
     /// unless its params are built in the same method by one `builder()…build()` chain that
-    /// never calls `setConfirm` but with `false` (an intent the client confirms later with its secret; a retry
+    /// calls `setConfirm` only with `false`, or not at all (an intent the client confirms later with its secret; a retry
     /// leaves a second unconfirmed intent, no charge) — params from elsewhere count. Reads,
     /// local caches, alerts and database writes are never side effects.
     ///
