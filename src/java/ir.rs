@@ -680,7 +680,13 @@ impl<'a> Node<'a> {
 
     /// Every node of `block`, each before the nodes nested in it.
     pub fn all(block: &'a Block) -> impl Iterator<Item = Node<'a>> {
-        let mut stack: Vec<Node<'a>> = block.iter().rev().map(Node::Stmt).collect();
+        Node::from_roots(block.iter().map(Node::Stmt).collect())
+    }
+
+    /// The nodes `roots` (in order) and every node nested in them, each before its own.
+    pub fn from_roots(roots: Vec<Node<'a>>) -> impl Iterator<Item = Node<'a>> {
+        let mut stack = roots;
+        stack.reverse();
         let mut kids = Vec::new();
         std::iter::from_fn(move || {
             let n = stack.pop()?;

@@ -73,7 +73,7 @@ fn step_code(body: &Block, scope: Option<ScopeId>) -> Vec<Node<'_>> {
     let Some(s) = scope else {
         return Node::all(body).collect();
     };
-    let mut stack: Vec<Node<'_>> = Node::all(body)
+    let roots: Vec<Node<'_>> = Node::all(body)
         .find_map(|n| match n {
             Node::Expr(Expr::Lambda(l)) if l.scope == s => Some(vec![n]),
             Node::Expr(Expr::New(x)) => x
@@ -84,14 +84,7 @@ fn step_code(body: &Block, scope: Option<ScopeId>) -> Vec<Node<'_>> {
             _ => None,
         })
         .unwrap_or_default();
-    let mut out = Vec::new();
-    let mut kids = Vec::new();
-    while let Some(n) = stack.pop() {
-        n.children(&mut kids);
-        stack.append(&mut kids);
-        out.push(n);
-    }
-    out
+    Node::from_roots(roots).collect()
 }
 
 /// Is `e` the exchange `param` or its message (`exchange.getIn()`, one of `accessors`)?
