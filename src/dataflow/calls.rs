@@ -135,6 +135,7 @@ impl Cx<'_> {
         }
         let recv = self.receiver_type(c.recv.as_ref());
         let targets = self.project.resolve_call(self.class, c, recv);
+        let targets = self.with_typer(|t| t.narrowed(c, targets));
         let mut out: Option<BTreeSet<u16>> = None;
         let mut keys = BTreeSet::new();
         for m in targets {
@@ -242,6 +243,7 @@ impl Cx<'_> {
             Some(r) => Some(self.type_of(r)),
         };
         let targets = self.project.resolve_call(self.class, c, recv_type);
+        let targets = self.with_typer(|t| t.narrowed(c, targets));
         // A function held in a field returns what it evaluates at this call.
         let held = self.held_sources(c);
         if !targets.is_empty() {

@@ -7,7 +7,6 @@ use crate::catalogue::{Catalogue, ImplementationRegion};
 use crate::java::ir::{Expr, ScopeId};
 use crate::semantic::{Loc, MethodId, Project, TypeRef, collect_defs};
 use rayon::prelude::*;
-use std::collections::HashMap;
 
 /// The framework types a project class implements or extends, resolved, transitively.
 fn implemented_types(
@@ -171,7 +170,7 @@ fn lambda_regions(
                 collect_returns(body, &mut rets);
                 scopes.extend(rets.iter().filter_map(|e| lambda_scope(e)));
             }
-            let mut defs = HashMap::new();
+            let mut defs = crate::semantic::Defs::new();
             collect_defs(body, &mut defs);
             let mut locals: Vec<_> = defs.values().collect();
             locals.sort_by_key(|(_, e)| e.span());

@@ -55,7 +55,11 @@ struct BodyLocals<'a, 'd> {
 impl Locals for BodyLocals<'_, '_> {
     fn local(&self, name: &str) -> Option<Declared<'_>> {
         if let Some((ty, _)) = self.defs.get(name) {
-            return Some(Declared { ty, init: None });
+            return Some(Declared {
+                ty,
+                init: None,
+                assigned: true,
+            });
         }
         let p = self
             .project
@@ -66,6 +70,7 @@ impl Locals for BodyLocals<'_, '_> {
         Some(Declared {
             ty: &p.ty,
             init: None,
+            assigned: true,
         })
     }
 }

@@ -67,7 +67,8 @@ impl<'p> Visitor<'p> for Edges {
             }
         }
         let class = project.class_of(body.id);
-        for m in project.resolve_call(class, c, recv) {
+        let targets = project.resolve_call(class, c, recv);
+        for m in body.with_typer(|t| t.narrowed(c, targets)) {
             self.0.push((c.scope, c.span, m));
         }
         if self.1

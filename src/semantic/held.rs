@@ -82,7 +82,7 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
 
     /// The bean methods whose declared return type is `ty`, written with the same type
     /// arguments as `written` (by simple names).
-    fn beans_returning(&self, ty: &TypeRef, written: &str) -> Vec<MethodId> {
+    pub(super) fn beans_returning(&self, ty: &TypeRef, written: &str) -> Vec<MethodId> {
         let project = self.project;
         let simple = simple_name(super::generics::erased(written));
         if let Some(d) = project.deps() {

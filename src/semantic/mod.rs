@@ -7,6 +7,7 @@ pub mod callgraph;
 #[cfg(test)]
 mod callgraph_tests;
 mod calls;
+mod containers;
 pub mod generics;
 mod held;
 pub mod modules;

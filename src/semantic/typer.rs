@@ -24,6 +24,9 @@ pub struct Declared<'a> {
     pub ty: &'a str,
     /// The initialiser, when the caller knows it (types a `var`).
     pub init: Option<&'a Expr>,
+    /// Whether the local may hold another value than its initialiser's (it is assigned again,
+    /// or the caller cannot tell).
+    pub assigned: bool,
 }
 
 /// What the caller knows about the locals in scope where an expression is typed.
@@ -32,12 +35,58 @@ pub trait Locals {
     fn local(&self, name: &str) -> Option<Declared<'_>>;
 }
 
-/// Local initialisers of a block (not inside lambdas), by name: (declared type, initialiser).
-pub type Defs<'a> = HashMap<String, (&'a str, &'a Expr)>;
+/// Local initialisers of a block (not inside lambdas), by name: (declared type, initialiser);
+/// with the locals the block assigns again after their declaration, told on demand.
+#[derive(Default)]
+pub struct Defs<'a> {
+    inits: HashMap<String, (&'a str, &'a Expr)>,
+    /// The block the initialisers come from.
+    body: Option<&'a Block>,
+    assigned: std::sync::OnceLock<std::collections::HashSet<&'a str>>,
+}
+
+impl<'a> std::ops::Deref for Defs<'a> {
+    type Target = HashMap<String, (&'a str, &'a Expr)>;
+    fn deref(&self) -> &Self::Target {
+        &self.inits
+    }
+}
+
+impl<'a> Defs<'a> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Is local `name` assigned anywhere in the block (`p = other;`, `p += …`), so that its
+    /// initialiser is not the only value it holds?
+    pub fn assigned(&self, name: &str) -> bool {
+        let Some(body) = self.body else {
+            return true;
+        };
+        self.assigned
+            .get_or_init(|| {
+                crate::java::ir::Node::all(body)
+                    .filter_map(|n| match n {
+                        crate::java::ir::Node::Expr(Expr::Assign(a)) => match &a.target {
+                            Expr::Name(n, _) => Some(n.as_str()),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .contains(name)
+    }
+}
 
 /// Local variable initializers of a block, its loops and its `try` statements (not inside
 /// lambdas), by name.
 pub fn collect_defs<'a>(b: &'a Block, out: &mut Defs<'a>) {
+    out.body.get_or_insert(b);
+    collect_inits(b, &mut out.inits);
+}
+
+fn collect_inits<'a>(b: &'a Block, out: &mut HashMap<String, (&'a str, &'a Expr)>) {
     for s in b {
         match s {
             Stmt::Local {
@@ -50,7 +99,7 @@ pub fn collect_defs<'a>(b: &'a Block, out: &mut Defs<'a>) {
             }
             s => {
                 for b in s.blocks() {
-                    collect_defs(b, out);
+                    collect_inits(b, out);
                 }
             }
         }
@@ -70,6 +119,7 @@ impl Locals for DeclaredSoFar<'_, '_> {
         Some(Declared {
             ty,
             init: self.defs.get(name).map(|(_, e)| *e),
+            assigned: self.defs.assigned(name),
         })
     }
 }
