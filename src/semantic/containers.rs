@@ -10,8 +10,8 @@
 //! receiver stays its static type.
 
 use super::generics::{erased, type_args};
-use super::{ClassRef, Locals, MethodId, Project, TypeRef, Typer};
-use crate::java::ir::{Call, Expr, Node, written_type};
+use super::{ClassRef, Locals, MethodId, Project, TypeRef, Typer, collect_defs};
+use crate::java::ir::{Call, Expr, Node, Stmt, written_type};
 
 /// Library collection types whose `get(…)` returns an element (the last type argument).
 const COLLECTIONS: &[&str] = &["java.util.Map", "java.util.List"];
@@ -67,8 +67,10 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
     }
 
     /// The classes the value of `e` may be, when the code tells: `providers.get(k)` on a
-    /// collection field a container fills, or a local initialised with it and not assigned
-    /// again.
+    /// collection field a container fills, a local initialised with it and not assigned
+    /// again, or a call of a getter of the class (private, or in a class nothing extends)
+    /// whose every `return` gives such an element (`return providers.get(type);`, or a local
+    /// holding it) or `null`.
     pub fn element_classes(&self, e: &Expr) -> Option<Vec<ClassRef>> {
         let call = match e.peel() {
             Expr::Name(n, _) => {
@@ -84,15 +86,71 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
             Expr::Call(c) => c,
             _ => return None,
         };
+        if let Some(field) = self.element_field(call, &|n| self.locals.local(n).is_some()) {
+            return self.filled_by_beans(field);
+        }
+        self.getter_elements(call)
+    }
+
+    /// The field `call` takes an element of: `field.get(k)` or `this.field.get(k)`, where
+    /// `is_local` tells the names a local shadows.
+    fn element_field<'e>(
+        &self,
+        call: &'e Call,
+        is_local: &dyn Fn(&str) -> bool,
+    ) -> Option<&'e str> {
         if call.name != "get" || call.args.len() != 1 {
             return None;
         }
-        let field = match call.recv.as_ref()?.peel() {
-            Expr::Name(n, _) if self.is_field(n) => n,
-            Expr::Field(r, n, _) if matches!(r.peel(), Expr::This(_)) => n,
-            _ => return None,
+        match call.recv.as_ref()?.peel() {
+            Expr::Name(n, _) if !is_local(n) && self.project.field(self.class, n).is_some() => {
+                Some(n)
+            }
+            Expr::Field(r, n, _) if matches!(r.peel(), Expr::This(_)) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// What a getter of the class called by `call` returns, when every `return` of it gives an
+    /// element of a container-filled collection field (see [`Self::element_classes`]).
+    fn getter_elements(&self, call: &Call) -> Option<Vec<ClassRef>> {
+        if !matches!(call.recv, None | Some(Expr::This(_))) {
+            return None;
+        }
+        let project = self.project;
+        let [m] = project.resolve_call(self.class, call, None)[..] else {
+            return None;
         };
-        self.filled_by_beans(field)
+        let method = project.method(m);
+        if project.class_of(m) != self.class
+            || !(method.modifiers.is_private || project.subtypes_of(self.class).is_empty())
+        {
+            return None;
+        }
+        let body = method.peek_body()?;
+        let mut defs = super::Defs::new();
+        collect_defs(&body, &mut defs);
+        let is_local = |n: &str| defs.contains_key(n) || method.params.iter().any(|p| p.name == n);
+        let mut out = Vec::new();
+        for n in Node::all(&body) {
+            let Node::Stmt(Stmt::Return(r, _)) = n else {
+                continue;
+            };
+            let c = match r.as_ref()?.peel() {
+                Expr::Null(_) => continue,
+                Expr::Call(c) => c,
+                Expr::Name(n, _) if !defs.assigned(n) => match defs.get(n.as_str())?.1.peel() {
+                    Expr::Call(c) => c,
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let field = self.element_field(c, &is_local)?;
+            out.extend(self.filled_by_beans(field)?);
+        }
+        out.sort();
+        out.dedup();
+        (!out.is_empty()).then_some(out)
     }
 
     /// The classes a collection field holds when bean methods fill it (see the module).
