@@ -254,6 +254,21 @@ fn listed(project: &Project, b: MethodId, v: ClassRef) -> Option<Vec<ClassRef>> 
             _ => false,
         })
     };
+    // A parameter or field of the configuration whose type is a project class other than a
+    // subtype of `v`.
+    let other_object = |r: &Expr| {
+        let Expr::Name(n, _) = r.peel() else {
+            return false;
+        };
+        let t = match m.params.iter().find(|p| p.name == *n) {
+            Some(p) => resolve(&p.ty),
+            None => match project.field(at, n) {
+                Some((fo, f)) => project.resolve_type(fo.0, Some(fo.1 as usize), erased(&f.ty)),
+                None => return false,
+            },
+        };
+        matches!(t, TypeRef::Project(k) if !project.supertypes_of(k).contains(&v))
+    };
     for p in &m.params {
         let w = written_type(&p.ty, &p.generic);
         if names_element(w) {
@@ -276,6 +291,9 @@ fn listed(project: &Project, b: MethodId, v: ClassRef) -> Option<Vec<ClassRef>> 
                 take(t, &mut out)?;
             }
             Expr::Call(c) if CONTAINER_LOOKUPS.contains(&c.name.as_str()) => return None,
+            // A call on another project object the bean method takes or reads (a registry's
+            // `all()`) may hand it elements it does not name.
+            Expr::Call(c) if c.recv.as_ref().is_some_and(|r| other_object(r)) => return None,
             Expr::Call(c) if matches!(c.recv, None | Some(Expr::This(_))) => {
                 for t in project.resolve_call(at, c, None) {
                     let tm = project.method(t);
