@@ -293,7 +293,7 @@ fn listed(project: &Project, b: MethodId, v: ClassRef) -> Option<Vec<ClassRef>> 
             Expr::Call(c) if CONTAINER_LOOKUPS.contains(&c.name.as_str()) => return None,
             // A call on another project object the bean method takes or reads (a registry's
             // `all()`) may hand it elements it does not name.
-            Expr::Call(c) if c.recv.as_ref().is_some_and(|r| other_object(r)) => return None,
+            Expr::Call(c) if c.recv.as_ref().is_some_and(&other_object) => return None,
             Expr::Call(c) if matches!(c.recv, None | Some(Expr::This(_))) => {
                 for t in project.resolve_call(at, c, None) {
                     let tm = project.method(t);
