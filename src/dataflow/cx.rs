@@ -16,6 +16,7 @@ pub fn analyze(project: &Project, model: &dyn Model, sums: &Summaries, id: Metho
     let mut defs = Defs::new();
     if let Some(b) = method.body() {
         collect_defs(b, &mut defs);
+        defs.declaring(method);
     }
     let mut cx = Cx {
         project,

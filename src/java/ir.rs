@@ -117,6 +117,17 @@ pub fn reading_bodies<T>(f: impl FnOnce() -> T) -> (T, Vec<usize>) {
     (out, read)
 }
 
+/// Tells the reader of [`reading_bodies`] around this call that the bodies at these addresses
+/// (from an inner [`reading_bodies`]) were read: a result worked out once and kept is read
+/// again each time it is used.
+pub fn note_bodies_read(read: &[usize]) {
+    BODY_READS.with_borrow_mut(|r| {
+        if let Some(v) = r {
+            v.extend_from_slice(read);
+        }
+    });
+}
+
 fn note_body_read(b: &Body) {
     BODY_READS.with_borrow_mut(|r| {
         if let Some(v) = r {

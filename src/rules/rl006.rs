@@ -68,7 +68,9 @@ declare_rule! {
     ///   it is read from the application's settings (or its `:default`); an expression
     ///   (`#{…}`), a placeholder the settings do not resolve, or Spring Retry's `interceptor`
     ///   leaves the retry live. MicroProfile Config's `<class>/<method>/Retry/maxRetries`,
-    ///   `<class>/Retry/maxRetries` and `Retry/maxRetries` override the annotation.
+    ///   `<class>/Retry/maxRetries` and `Retry/maxRetries` override the annotation, from the
+    ///   application's settings or MicroProfile Config's own
+    ///   `META-INF/microprofile-config.properties` (whose values those settings override).
     ///
     /// The message says why the retry cannot fire and names the RL001–RL004 findings the method
     /// would have once it does.

@@ -20,7 +20,14 @@ const MAX_SETTINGS_FILE: u64 = 1 << 20;
 /// At most this many settings files per directory are read.
 const MAX_SETTINGS_FILES: usize = 64;
 /// Directories of a module that hold its settings files.
-const SETTINGS_DIRS: &[&str] = &["src/main/resources", "config"];
+/// Lowest precedence first: a later file's value wins for the same key (MicroProfile Config's
+/// `META-INF/microprofile-config.properties` has a lower ordinal than Quarkus's
+/// `application.properties`).
+const SETTINGS_DIRS: &[&str] = &[
+    "src/main/resources/META-INF",
+    "src/main/resources",
+    "config",
+];
 
 /// A module's application settings: normalized key → value as written.
 #[derive(Clone, Debug, Default)]
@@ -105,8 +112,13 @@ fn is_settings_file(p: &Path) -> bool {
     let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    // Quartz reads its own `quartz.properties` (`org.quartz.jobStore.isClustered`).
+    // Quartz reads its own `quartz.properties` (`org.quartz.jobStore.isClustered`), and
+    // MicroProfile Config its default source `META-INF/microprofile-config.properties`.
     name == "quartz.properties"
+        || name == "microprofile-config.properties"
+            && p.parent()
+                .and_then(|d| d.file_name())
+                .is_some_and(|d| d == "META-INF")
         || name.starts_with("application")
             && [".yml", ".yaml", ".properties"]
                 .iter()

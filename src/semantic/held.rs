@@ -82,11 +82,23 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
 
     /// The bean methods whose declared return type is `ty`, written with the same type
     /// arguments as `written` (by simple names).
-    pub(super) fn beans_returning(&self, ty: &TypeRef, written: &str) -> Vec<MethodId> {
+    fn beans_returning(&self, ty: &TypeRef, written: &str) -> Vec<MethodId> {
+        let simple = simple_name(super::generics::erased(written));
+        self.beans_of_written(ty, written, simple)
+    }
+
+    /// [`Self::beans_returning`], noting `note` as the name a file not parsed yet would have
+    /// to mention to add one (a bean of `Map<K, V>` names `V`, not only `Map`).
+    pub(super) fn beans_of_written(
+        &self,
+        ty: &TypeRef,
+        written: &str,
+        note: &str,
+    ) -> Vec<MethodId> {
         let project = self.project;
         let simple = simple_name(super::generics::erased(written));
         if let Some(d) = project.deps() {
-            d.note_name(simple);
+            d.note_name(note);
         }
         let index = project.beans(&|| bean_index(project, self.factories));
         let want = type_args(written);
@@ -103,6 +115,18 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
             .collect();
         out.sort();
         out
+    }
+}
+
+impl<L: Locals + ?Sized> Typer<'_, '_, L> {
+    /// The bean methods whose declared return type has the simple name `simple`.
+    pub(super) fn beans_named(&self, simple: &str) -> Vec<MethodId> {
+        let project = self.project;
+        if let Some(d) = project.deps() {
+            d.note_name(simple);
+        }
+        let index = project.beans(&|| bean_index(project, self.factories));
+        index.get(simple).cloned().unwrap_or_default()
     }
 }
 

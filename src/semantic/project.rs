@@ -62,6 +62,9 @@ pub struct Project {
     /// The bean methods by the simple name of the type they return, made when first asked for
     /// (see [`super::held`]).
     beans: std::sync::OnceLock<super::held::BeanIndex>,
+    /// What each container-filled collection field holds, worked out once (see
+    /// [`super::containers`]), with the bodies read to find it.
+    pub(super) filled: std::sync::Mutex<HashMap<(ClassRef, String), super::containers::Filled>>,
     /// Per file: its single-type imports (indices into its facts' imports), sorted by simple
     /// name, in file order within a name. A map of names to paths was two more strings per
     /// import: tens of megabytes on a large project.
@@ -258,6 +261,7 @@ impl Project {
             methods_by_name: HashMap::default(),
             all_by_name: std::sync::OnceLock::new(),
             beans: std::sync::OnceLock::new(),
+            filled: Default::default(),
             imports: Vec::new(),
             supertypes: HashMap::default(),
             subtypes: HashMap::default(),

@@ -24,8 +24,8 @@ pub struct Declared<'a> {
     pub ty: &'a str,
     /// The initialiser, when the caller knows it (types a `var`).
     pub init: Option<&'a Expr>,
-    /// Whether the local may hold another value than its initialiser's (it is assigned again,
-    /// or the caller cannot tell).
+    /// Whether the name may hold another value than this initialiser's (it is assigned again,
+    /// declared again elsewhere in the method, or the caller cannot tell).
     pub assigned: bool,
 }
 
@@ -36,13 +36,17 @@ pub trait Locals {
 }
 
 /// Local initialisers of a block (not inside lambdas), by name: (declared type, initialiser);
-/// with the locals the block assigns again after their declaration, told on demand.
+/// with, on demand, whether a local's initialiser is the only value its name can hold.
 #[derive(Default)]
 pub struct Defs<'a> {
     inits: HashMap<String, (&'a str, &'a Expr)>,
     /// The block the initialisers come from.
     body: Option<&'a Block>,
-    assigned: std::sync::OnceLock<std::collections::HashSet<&'a str>>,
+    /// The names the method declares outside its body's statements (its parameters, its
+    /// lambdas' and anonymous methods' parameters), once told ([`Self::declaring`]).
+    others: Option<Vec<&'a str>>,
+    /// The names declared exactly once and never assigned after.
+    single: std::sync::OnceLock<std::collections::HashSet<&'a str>>,
 }
 
 impl<'a> std::ops::Deref for Defs<'a> {
@@ -57,22 +61,55 @@ impl<'a> Defs<'a> {
         Self::default()
     }
 
-    /// Is local `name` assigned anywhere in the block (`p = other;`, `p += …`), so that its
-    /// initialiser is not the only value it holds?
-    pub fn assigned(&self, name: &str) -> bool {
-        let Some(body) = self.body else {
-            return true;
+    /// Tells the names method `m` declares outside its body's statements, so that
+    /// [`Self::only_value`] can answer.
+    pub fn declaring(&mut self, m: &'a crate::java::ir::Method) {
+        let params = m.params.iter().map(|p| p.name.as_str());
+        let scoped = m
+            .scopes
+            .iter()
+            .flat_map(|s| s.params.iter().map(|p| p.0.as_str()));
+        self.others = Some(params.chain(scoped).collect());
+    }
+
+    /// Is the initialiser of local `name` the only value the name can hold anywhere in the
+    /// method: declared once (no other local, loop variable, catch or lambda parameter of that
+    /// name — a catch parameter is lowered as a local; the pattern variables of `instanceof`
+    /// and `switch` are not kept by the lowering, and not counted) and never assigned again? `false` when the method's other declarations are
+    /// not known.
+    pub fn only_value(&self, name: &str) -> bool {
+        let (Some(body), Some(others)) = (self.body, &self.others) else {
+            return false;
         };
-        self.assigned
+        self.single
             .get_or_init(|| {
-                crate::java::ir::Node::all(body)
-                    .filter_map(|n| match n {
-                        crate::java::ir::Node::Expr(Expr::Assign(a)) => match &a.target {
-                            Expr::Name(n, _) => Some(n.as_str()),
-                            _ => None,
-                        },
-                        _ => None,
-                    })
+                use crate::java::ir::Node;
+                let mut count: HashMap<&str, usize> = HashMap::new();
+                let mut assigned = std::collections::HashSet::new();
+                for n in others {
+                    *count.entry(n).or_default() += 1;
+                }
+                for n in Node::all(body) {
+                    match n {
+                        Node::Stmt(Stmt::Local { name, .. }) => {
+                            *count.entry(name.as_str()).or_default() += 1;
+                        }
+                        Node::Stmt(Stmt::Loop {
+                            each: Some((_, name, _)),
+                            ..
+                        }) => *count.entry(name.as_str()).or_default() += 1,
+                        Node::Expr(Expr::Assign(a)) => {
+                            if let Expr::Name(n, _) = &a.target {
+                                assigned.insert(n.as_str());
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                count
+                    .into_iter()
+                    .filter(|(n, c)| *c == 1 && !assigned.contains(n))
+                    .map(|(n, _)| n)
                     .collect()
             })
             .contains(name)
@@ -119,7 +156,7 @@ impl Locals for DeclaredSoFar<'_, '_> {
         Some(Declared {
             ty,
             init: self.defs.get(name).map(|(_, e)| *e),
-            assigned: self.defs.assigned(name),
+            assigned: !self.defs.only_value(name),
         })
     }
 }

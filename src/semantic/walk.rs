@@ -76,6 +76,7 @@ pub fn walk<'p>(
     let Some(b) = method.body() else { return };
     let mut defs = Defs::new();
     collect_defs(b, &mut defs);
+    defs.declaring(method);
     let mut types = LocalTypes::default();
     for p in &method.params {
         types.declare(&p.name, written_type(&p.ty, &p.generic));
