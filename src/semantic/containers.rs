@@ -498,7 +498,7 @@ fn listed(project: &Project, b: MethodId, v: ClassRef) -> Option<Vec<ClassRef>> 
                 take(resolve(&w), &mut out)?;
             }
             Expr::Name(n, _)
-                if !m.params.iter().any(|p| p.name == *n) && !body_declares(&body, n) =>
+                if !m.params.iter().any(|p| p.name == *n) && local_type(&body, n).is_none() =>
             {
                 if let Some(w) = declared(n) {
                     if names_element(&w) {
@@ -522,17 +522,5 @@ fn local_type(body: &crate::java::ir::Block, n: &str) -> Option<String> {
             ..
         }) if name == n => Some(ty.clone()),
         _ => None,
-    })
-}
-
-/// Does the block declare a local (or loop variable) named `n`?
-fn body_declares(body: &crate::java::ir::Block, n: &str) -> bool {
-    Node::all(body).any(|x| match x {
-        Node::Stmt(Stmt::Local { name, .. }) => name == n,
-        Node::Stmt(Stmt::Loop {
-            each: Some((_, name, _)),
-            ..
-        }) => name == n,
-        _ => false,
     })
 }
