@@ -136,9 +136,10 @@ declare_rule! {
     /// after `queueDAO.pop(…)`). A Quartz job is silent where its application clusters the job
     /// store: `org.quartz.jobStore.isClustered = true` in `quartz.properties`, or
     /// `spring.quartz.properties.org.quartz.jobStore.isClustered: true` in the
-    /// `application.yml`/`.properties` of its build module. So is a Quarkus `@Scheduled` method
-    /// in an application with `quarkus.quartz.clustered = true` (the quarkus-quartz extension
-    /// runs those methods on Quartz, with a JDBC job store shared by the nodes).
+    /// `application.yml`/`.properties` of its build module. So are a Quarkus `@Scheduled` method
+    /// and a Quartz job in an application with `quarkus.quartz.clustered = true` (the
+    /// quarkus-quartz extension runs those methods on Quartz, and configures the scheduler jobs
+    /// are registered with, with a JDBC job store shared by the nodes).
     ///
     /// ## When it is silent: the application's own idempotency store
     /// A key that only names a record of the application's own store is sent to no other
