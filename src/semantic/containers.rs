@@ -173,8 +173,7 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
         let TypeRef::Project(v) = at(element) else {
             return None;
         };
-        let simple = |s: &str| s.rsplit('.').next().unwrap_or(s).trim().to_string();
-        let beans = self.beans_of_written(&ty, written, &simple(element));
+        let beans = self.beans_of_written(&ty, written, super::held::simple_name(element));
         if beans.is_empty() {
             return None;
         }

@@ -97,10 +97,7 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
     ) -> Vec<MethodId> {
         let project = self.project;
         let simple = simple_name(super::generics::erased(written));
-        if let Some(d) = project.deps() {
-            d.note_name(note);
-        }
-        let index = project.beans(&|| bean_index(project, self.factories));
+        let index = self.bean_index_noting(note);
         let want = type_args(written);
         let mut out: Vec<MethodId> = index
             .get(simple)
@@ -121,12 +118,20 @@ impl<L: Locals + ?Sized> Typer<'_, '_, L> {
 impl<L: Locals + ?Sized> Typer<'_, '_, L> {
     /// The bean methods whose declared return type has the simple name `simple`.
     pub(super) fn beans_named(&self, simple: &str) -> Vec<MethodId> {
+        self.bean_index_noting(simple)
+            .get(simple)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The project's bean methods by returned type, noting `note` as a name a file not parsed
+    /// yet would have to mention to add one.
+    fn bean_index_noting(&self, note: &str) -> &BeanIndex {
         let project = self.project;
         if let Some(d) = project.deps() {
-            d.note_name(simple);
+            d.note_name(note);
         }
-        let index = project.beans(&|| bean_index(project, self.factories));
-        index.get(simple).cloned().unwrap_or_default()
+        project.beans(&|| bean_index(project, self.factories))
     }
 }
 
@@ -176,7 +181,7 @@ fn bean_index(project: &Project, factories: &dyn super::Factories) -> BeanIndex 
     out
 }
 
-fn simple_name(ty: &str) -> &str {
+pub(super) fn simple_name(ty: &str) -> &str {
     ty.rsplit('.').next().unwrap_or(ty).trim()
 }
 
